@@ -1,0 +1,37 @@
+// The CPU evaluator: runs a checked program over host arrays with NumPy's
+// semantics. It is the reference for every GPU test and the engine behind
+// `jitrun --device cpu`.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cujit/array.hpp"
+
+namespace cujit {
+
+struct Input {
+  std::string name;
+  ArrayView view;     // host memory
+  bool weak = false;  // a 0-d int64/float64/complex128 that behaves as a literal (NEP 50)
+  bool raw = false;   // indexed explicitly as name[j]; not broadcast
+};
+
+struct OutputSpec {
+  std::string name;
+  std::optional<DType> dtype;  // declared dtype; inferred from the program when absent
+};
+
+struct Output {
+  std::string name;
+  HostArray array;
+};
+
+// Parses, checks and runs `source`. When `outputs` is empty, the outputs are
+// the targets the program never reads back (see docs/language.md).
+// Outputs come back in order of their first assignment.
+std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
+                                 const std::vector<OutputSpec>& outputs = {});
+
+}  // namespace cujit
