@@ -1,0 +1,72 @@
+// check: resolves names, applies NumPy 2's typing rules (result_type, NEP 50
+// weak literals, each function's loops) and folds literal-only arithmetic.
+// A program that passes check must compile and run.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ast.hpp"
+
+namespace cujit {
+
+// How a builtin function types its arguments (see builtins.cpp).
+enum class Special : std::uint8_t { None, TrueDivide, Real, Imag, Where, Clip, Cast, Size };
+
+struct Builtin {
+  std::string_view name;
+  std::string_view alias1, alias2;
+  int min_args, max_args;
+  // NumPy's loops, in NumPy's search order: "T" computes and returns T, "TR"
+  // computes in T and returns R. Codes: ? bool, b B h H i I q Q ints (lower
+  // case signed), e float16, E bfloat16, f float32, d float64, F complex64, D complex128.
+  std::string_view loops;
+  Special special = Special::None;
+  char bool_rule = 0;  // 'x': bool inputs are an error (as NumPy's -, sign); 'e': bool uses the float16 loop
+};
+
+// Function and cast names: by name or alias; nullptr when unknown.
+const Builtin* find_builtin(std::string_view name);
+const Builtin& operator_builtin(Op op);
+// Every name a user may call (for "did you mean" hints).
+std::vector<std::string_view> builtin_names();
+
+struct Param {
+  std::string name;
+  DType dtype = DType::Float32;
+  bool weak = false;  // a Python-like scalar: dtype is int64, float64 or complex128 and behaves as a literal
+  bool raw = false;
+};
+
+struct Var {
+  std::string name;
+  DType dtype = DType::Float32;
+  bool weak = false;
+  std::optional<DType> declared;
+};
+
+struct OutputDecl {
+  std::string name;
+  std::optional<DType> dtype;
+};
+
+struct Program {
+  Ast ast;
+  std::vector<Param> inputs;
+  std::vector<Var> locals;
+  std::vector<Var> outputs;  // in order of first assignment
+  bool uses_index = false;   // `i` or `n` appears
+  bool has_array_operand = false;  // a non-weak, non-raw input is read: outputs take the broadcast shape
+};
+
+// `outputs` empty: outputs are the targets never read back (docs/language.md).
+Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<OutputDecl>& outputs = {});
+
+// parse + check.
+Program compile_program(std::string_view source, const std::vector<Param>& inputs,
+                        const std::vector<OutputDecl>& outputs = {});
+
+// The dtype numpy.asarray gives a Python scalar of this weak dtype.
+DType dtype_for_char(char c);
+
+}  // namespace cujit
