@@ -11,6 +11,8 @@
 
 namespace cujit {
 
+struct Program;
+
 struct Input {
   std::string name;
   ArrayView view;     // host memory
@@ -33,5 +35,8 @@ struct Output {
 // Outputs come back in order of their first assignment.
 std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
                                  const std::vector<OutputSpec>& outputs = {});
+
+// Runs an already checked program (the inputs in the order of its parameters).
+std::vector<Output> evaluate_program(const Program& program, const std::vector<Input>& inputs);
 
 }  // namespace cujit

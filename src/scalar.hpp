@@ -1,0 +1,238 @@
+// Scalar semantics of every operation, one C++ function per NumPy rule. The CPU
+// evaluator applies them element by element; templates/cujit_ops.cuh mirrors them
+// on the GPU, and the reference tests hold both to NumPy.
+#pragma once
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "half.hpp"
+
+namespace cujit::scalar {
+
+struct Half { std::uint16_t bits = 0; };
+struct BF16 { std::uint16_t bits = 0; };
+
+template <class T> struct is_cplx : std::false_type {};
+template <class T> struct is_cplx<std::complex<T>> : std::true_type {};
+template <class T> inline constexpr bool is_cplx_v = is_cplx<T>::value;
+template <class T> inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// double -> float rounding to odd, so that a second rounding to a 16-bit
+// float is correctly rounded (no double rounding).
+inline float to_float_odd(double d) {
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) != d && std::isfinite(f)) {
+    std::uint32_t b = f32_bits(f);
+    if (!(b & 1u)) {
+      float t = std::nextafter(f, static_cast<double>(f) < d ? std::numeric_limits<float>::infinity()
+                                                              : -std::numeric_limits<float>::infinity());
+      f = t;
+    }
+  }
+  return f;
+}
+
+// Reads any element type as the value it stands for (16-bit floats as float).
+template <class T> auto widen(T v) {
+  if constexpr (std::is_same_v<T, Half>) return half_to_float(v.bits);
+  else if constexpr (std::is_same_v<T, BF16>) return bfloat16_to_float(v.bits);
+  else return v;
+}
+
+// The cast of the language: C++'s conversion, except that float -> int
+// truncates and saturates (NaN gives 0) as CUDA's cvt.rzi.sat does, and
+// complex -> real keeps the real part.
+template <class To, class From> To cast(From v0) {
+  auto v = widen(v0);
+  using V = decltype(v);
+  if constexpr (is_cplx_v<V> && !is_cplx_v<To>) {
+    if constexpr (std::is_same_v<To, bool>) return v.real() != 0 || v.imag() != 0;
+    else return cast<To>(v.real());
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != V(0);
+  } else if constexpr (is_int_v<To> && std::is_floating_point_v<V>) {
+    if (v != v) return 0;
+    double d = static_cast<double>(v);
+    constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
+    constexpr double hi = static_cast<double>(std::numeric_limits<To>::max());
+    if (d <= lo) return std::numeric_limits<To>::min();
+    if (d >= hi) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
+  } else if constexpr (std::is_same_v<To, Half>) {
+    if constexpr (std::is_same_v<V, float>) return Half{float_to_half(v)};
+    else return Half{float_to_half(to_float_odd(static_cast<double>(v)))};
+  } else if constexpr (std::is_same_v<To, BF16>) {
+    if constexpr (std::is_same_v<V, float>) return BF16{float_to_bfloat16(v)};
+    else return BF16{float_to_bfloat16(to_float_odd(static_cast<double>(v)))};
+  } else if constexpr (is_cplx_v<To>) {
+    using P = typename To::value_type;
+    if constexpr (is_cplx_v<V>) return To(static_cast<P>(v.real()), static_cast<P>(v.imag()));
+    else return To(static_cast<P>(v), P(0));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <class T> bool truth(T v) { return cast<bool>(v); }
+
+// ---- integer arithmetic wraps (two's complement), as NumPy's does ----
+template <class T> T wrap_add(T a, T b) { using U = std::make_unsigned_t<T>; return static_cast<T>(static_cast<U>(a) + static_cast<U>(b)); }
+template <class T> T wrap_sub(T a, T b) { using U = std::make_unsigned_t<T>; return static_cast<T>(static_cast<U>(a) - static_cast<U>(b)); }
+template <class T> T wrap_mul(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;  // no int promotion UB
+  return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
+}
+template <class T> T wrap_neg(T a) { return wrap_sub(T(0), a); }
+
+// NumPy's floor_divide and remainder on ints: Python's rounding; x // 0 and x % 0 give 0.
+template <class T> T int_floordiv(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;  // wraps, as NumPy
+    T q = static_cast<T>(a / b);
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  } else {
+    return static_cast<T>(a / b);
+  }
+}
+template <class T> T int_remainder(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return 0;
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+template <class T> T int_fmod(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>)
+    if (b == T(-1)) return 0;
+  return static_cast<T>(a % b);
+}
+// NumPy raises for an integer to a negative power; a kernel cannot, so it gives
+// the truncated value of 1/a**-b: 1 for a == 1, +-1 for a == -1, else 0.
+template <class T> T int_power(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) {
+      if (a == 1) return 1;
+      if (a == T(-1)) return (b % 2) ? T(-1) : T(1);
+      return 0;
+    }
+  }
+  T r = 1;
+  while (b) {
+    if (b & 1) r = wrap_mul(r, a);
+    a = wrap_mul(a, a);
+    b = static_cast<T>(b >> 1);
+  }
+  return r;
+}
+// NumPy's shifts: a count outside [0, width) gives 0 (or -1 for a negative a shifted right).
+template <class T> T int_shl(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  if (static_cast<std::uint64_t>(static_cast<std::int64_t>(b)) >= sizeof(T) * 8) return 0;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) << b));
+}
+template <class T> T int_shr(T a, T b) {
+  if (static_cast<std::uint64_t>(static_cast<std::int64_t>(b)) >= sizeof(T) * 8) {
+    if constexpr (std::is_signed_v<T>) return a < 0 ? T(-1) : T(0);
+    return 0;
+  }
+  return static_cast<T>(a >> b);
+}
+template <class T> T int_reciprocal(T a) {
+  if (a == 0) return 0;  // NumPy's value is platform-defined (with a warning); cujit defines 0
+  return static_cast<T>(T(1) / a);
+}
+
+// ---- floating point: NumPy's npy_divmod ----
+template <class T> T float_floordiv(T a, T b) {
+  if (b == 0) return a / b;
+  T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) div -= T(1);
+  }
+  if (div != 0) {
+    T fl = std::floor(div);
+    if (div - fl > T(0.5)) fl += T(1);
+    return fl;
+  }
+  return std::copysign(T(0), a / b);
+}
+template <class T> T float_remainder(T a, T b) {
+  if (b == 0) return std::fmod(a, b);
+  T mod = std::fmod(a, b);
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) mod += b;
+  } else {
+    mod = std::copysign(T(0), b);
+  }
+  return mod;
+}
+
+// Complex ordering is lexicographic, as NumPy's.
+template <class T> bool lt(T a, T b) {
+  if constexpr (is_cplx_v<T>) return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  else return a < b;
+}
+template <class T> bool is_nan(T a) {
+  if constexpr (is_cplx_v<T>) return a.real() != a.real() || a.imag() != a.imag();
+  else if constexpr (std::is_floating_point_v<T>) return a != a;
+  else return false;
+}
+// maximum/minimum propagate NaN; fmax/fmin ignore it.
+template <class T> T maximum(T a, T b) {
+  if (is_nan(a)) return a;
+  if (is_nan(b)) return b;
+  if constexpr (std::is_same_v<T, bool>) return a || b;
+  else return lt(a, b) ? b : a;
+}
+template <class T> T minimum(T a, T b) {
+  if (is_nan(a)) return a;
+  if (is_nan(b)) return b;
+  if constexpr (std::is_same_v<T, bool>) return a && b;
+  else return lt(b, a) ? b : a;
+}
+template <class T> T fmax(T a, T b) {
+  if (is_nan(b)) return a;
+  if (is_nan(a)) return b;
+  return maximum(a, b);
+}
+template <class T> T fmin(T a, T b) {
+  if (is_nan(b)) return a;
+  if (is_nan(a)) return b;
+  return minimum(a, b);
+}
+
+template <class T> T sign(T a) {
+  if constexpr (is_cplx_v<T>) {
+    using P = typename T::value_type;
+    if (is_nan(a)) return T(std::numeric_limits<P>::quiet_NaN(), std::numeric_limits<P>::quiet_NaN());
+    P m = std::abs(a);
+    if (m == 0) return T(0, 0);
+    if (std::isinf(m)) {  // NumPy 2: inf components give the direction of the infinite part(s)
+      P re = std::isinf(a.real()) ? std::copysign(P(1), a.real()) : P(0);
+      P im = std::isinf(a.imag()) ? std::copysign(P(1), a.imag()) : P(0);
+      P s = std::sqrt(re * re + im * im);
+      return T(re / s, im / s);
+    }
+    return a / m;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return a > 0 ? T(1) : a < 0 ? T(-1) : a == 0 ? T(0) : a;
+  } else if constexpr (std::is_signed_v<T>) {
+    return a > 0 ? T(1) : a < 0 ? T(-1) : T(0);
+  } else {
+    return a > 0 ? T(1) : T(0);
+  }
+}
+
+}  // namespace cujit::scalar

@@ -1,0 +1,85 @@
+// The CPU evaluator on hand-checked programs: broadcasting, locals, i and n,
+// raw indexing, weak scalars. (tests/unit/test_reference.cpp holds it to NumPy
+// on every operator and function.)
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "catch.hpp"
+#include "cujit/error.hpp"
+#include "eval.hpp"
+
+using namespace cujit;
+
+namespace {
+template <class T> HostArray make(DType t, Shape shape, std::vector<T> v) {
+  HostArray a(t, shape);
+  std::memcpy(a.data(), v.data(), v.size() * sizeof(T));
+  return a;
+}
+Input in(const char* name, const HostArray& a, bool weak = false, bool raw = false) {
+  return Input{name, a.view(), weak, raw};
+}
+template <class T> std::vector<T> values(const HostArray& a) {
+  return std::vector<T>(a.as<T>(), a.as<T>() + a.size());
+}
+}  // namespace
+
+TEST_CASE("evaluator broadcasts (3,1) with (4,) to (3,4)") {
+  auto x = make<float>(DType::Float32, {3, 1}, {1, 2, 3});
+  auto y = make<float>(DType::Float32, {4}, {10, 20, 30, 40});
+  auto out = evaluate_cpu("out = x * y + 1", {in("x", x), in("y", y)});
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].array.shape() == Shape{3, 4});
+  CHECK(values<float>(out[0].array) == std::vector<float>{11, 21, 31, 41, 21, 41, 61, 81, 31, 61, 91, 121});
+}
+
+TEST_CASE("evaluator: locals, i, n, int8 wrapping, NumPy remainder") {
+  auto x = make<std::int8_t>(DType::Int8, {4}, {127, -7, 7, -128});
+  auto out = evaluate_cpu("t = x + 1; r = x % 3; k = i * 10 + n", {in("x", x)});
+  REQUIRE(out.size() == 3);
+  CHECK(values<std::int8_t>(out[0].array) == std::vector<std::int8_t>{-128, -6, 8, -127});
+  CHECK(values<std::int8_t>(out[1].array) == std::vector<std::int8_t>{1, 2, 1, 1});
+  CHECK(values<std::int64_t>(out[2].array) == std::vector<std::int64_t>{4, 14, 24, 34});
+}
+
+TEST_CASE("evaluator: raw indexing, strided views and out-of-bounds") {
+  auto x = make<double>(DType::Float64, {6}, {0, 1, 2, 3, 4, 5});
+  auto y = make<double>(DType::Float64, {3}, {0, 0, 0});
+  auto out = evaluate_cpu("out = x[size(x) - 1 - i] + y", {in("x", x, false, true), in("y", y)});
+  CHECK(values<double>(out[0].array) == std::vector<double>{5, 4, 3});
+  HostArray strided = x;
+  strided.view().shape = Shape{3};
+  strided.view().strides = Shape{16};
+  auto o2 = evaluate_cpu("out = x * 2", {in("x", strided)});
+  CHECK(values<double>(o2[0].array) == std::vector<double>{0, 4, 8});
+  try {
+    evaluate_cpu("out = x[i + 4] + y", {in("x", x, false, true), in("y", y)});
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Data);
+    CHECK(std::string(e.what()) == "index 6 is out of bounds for raw parameter 'x' of size 6");
+  }
+}
+
+TEST_CASE("evaluator: weak scalar parameters behave as literals") {
+  auto x = make<std::int8_t>(DType::Int8, {2}, {1, 2});
+  auto a = make<std::int64_t>(DType::Int64, {}, {3});
+  auto out = evaluate_cpu("out = x * a", {in("x", x), in("a", a, true)});
+  CHECK(out[0].array.dtype() == DType::Int8);
+  CHECK(values<std::int8_t>(out[0].array) == std::vector<std::int8_t>{3, 6});
+  auto big = make<std::int64_t>(DType::Int64, {}, {300});
+  CHECK_THROWS_AS(evaluate_cpu("out = x * a", {in("x", x), in("a", big, true)}), Error);
+}
+
+TEST_CASE("evaluator: float16 rounds per operation, int64 vs uint64 compares exactly") {
+  auto h = make<std::uint16_t>(DType::Float16, {1}, {0x3c00});  // 1.0
+  auto out = evaluate_cpu("out = x / 3 * 3", {in("x", h)});
+  CHECK(out[0].array.dtype() == DType::Float16);
+  CHECK(values<std::uint16_t>(out[0].array)[0] == 0x3c00);  // 0.3333 (f16) * 3 = 0.99951 -> 1.0 after rounding
+  auto s = make<std::int64_t>(DType::Int64, {2}, {-1, 5});
+  auto u = make<std::uint64_t>(DType::UInt64, {2}, {~0ull, 5});
+  auto c = evaluate_cpu("lt = s < u; eq = s == u", {in("s", s), in("u", u)});
+  CHECK(values<bool>(c[0].array) == std::vector<bool>{true, false});
+  CHECK(values<bool>(c[1].array) == std::vector<bool>{false, true});
+}
