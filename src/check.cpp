@@ -293,6 +293,7 @@ class Checker {
       e.weak = true;
       return;
     }
+    if (n[0] == '_') error(e.span, "names starting with '_' are reserved");
     if (stmt_targets_later(n))
       error(e.span, "'" + n + "' is read before it is assigned", "assign '" + n + "' in an earlier statement");
     check_ambiguous(n, e.span);
@@ -390,10 +391,9 @@ class Checker {
     if (e.kind == Expr::Binary && e.op == Op::BitXor && (is_float(t) || is_complex(t))) return "use pow(a, b) or a**b";
     if ((e.kind == Expr::Binary && (e.op == Op::BitAnd || e.op == Op::BitOr || e.op == Op::Shl || e.op == Op::Shr)) ||
         (e.kind == Expr::Unary && e.op == Op::BitNot)) {
-      if (t == DType::Float64 && !is_float(e.args[0]->type)) return "int64 and uint64 have no common integer type; cast one of them";
+      if (e.args.size() == 2 && is_integer(e.args[0]->type) && is_integer(e.args[1]->type) && !e.args[0]->weak && !e.args[1]->weak) return "int64 and uint64 have no common integer type; cast one of them";
       return "bitwise operators take integers or bools";
     }
-    if (is_complex(t)) return "complex numbers are not ordered for this; use real(x) or absolute(x)";
     return "";
   }
 

@@ -135,6 +135,8 @@ class Lexer {
       t.suffix = Suffix::I64;
     } else if (!is_float && (suffix == "ul" || suffix == "ull" || suffix == "lu" || suffix == "llu")) {
       t.suffix = Suffix::U64;
+    } else if (base == 10 && (suffix[0] == 'e')) {
+      program_error(src_, t.span, "missing digits in the exponent of a float literal", "write e.g. '1e6'");
     } else if (!suffix.empty()) {
       program_error(src_, suffix_span, "invalid suffix '" + std::string(src_.substr(digits_end, pos_ - digits_end)) +
                                            "' on numeric literal",
