@@ -63,7 +63,8 @@ std::int64_t py_mod(std::int64_t a, std::int64_t b) {
 
 class Checker {
  public:
-  Checker(Program& p, const std::vector<OutputDecl>& outs) : p_(p), src_(p.ast.source), decl_(outs) {}
+  Checker(Program& p, const std::vector<OutputDecl>& outs, Outputs mode)
+      : p_(p), src_(p.ast.source), decl_(outs), mode_(mode) {}
 
   void run() {
     validate_params();
@@ -121,10 +122,8 @@ class Checker {
   // that is assigned again (a local cannot be).
   void classify_targets() {
     auto& stmts = p_.ast.stmts;
-    if (!decl_.empty()) {
-      for (const auto& d : decl_) output_names_.insert(d.name);
-      return;
-    }
+    for (const auto& d : decl_) output_names_.insert(d.name);
+    if (mode_ == Outputs::Exact) return;
     std::map<std::string, std::size_t> first;
     std::map<std::string, int> count;
     for (std::size_t k = 0; k < stmts.size(); ++k) {
@@ -686,23 +685,24 @@ class Checker {
   Program& p_;
   std::string_view src_;
   const std::vector<OutputDecl>& decl_;
+  Outputs mode_;
   std::set<std::string> output_names_;
   std::map<std::string, std::pair<Sym, int>> vars_;
 };
 
 }  // namespace
 
-Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<OutputDecl>& outputs) {
+Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<OutputDecl>& outputs, Outputs mode) {
   Program p;
   p.ast = std::move(ast);
   p.inputs = inputs;
-  Checker(p, outputs).run();
+  Checker(p, outputs, mode).run();
   return p;
 }
 
 Program compile_program(std::string_view source, const std::vector<Param>& inputs,
-                        const std::vector<OutputDecl>& outputs) {
-  return check(parse(source), inputs, outputs);
+                        const std::vector<OutputDecl>& outputs, Outputs mode) {
+  return check(parse(source), inputs, outputs, mode);
 }
 
 }  // namespace cujit

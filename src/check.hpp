@@ -59,12 +59,18 @@ struct Program {
   bool has_array_operand = false;  // a non-weak, non-raw input is read: outputs take the broadcast shape
 };
 
-// `outputs` empty: outputs are the targets never read back (docs/language.md).
-Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<OutputDecl>& outputs = {});
+// Which targets are outputs: with Outputs::Exact, the declared ones alone (an
+// ElementwiseKernel's out_params); with Outputs::Infer, the declared ones plus
+// every target never read after its first assignment or assigned twice
+// (docs/language.md). Declared outputs take the declared dtype when one is given.
+enum class Outputs { Infer, Exact };
+
+Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<OutputDecl>& outputs = {},
+              Outputs mode = Outputs::Infer);
 
 // parse + check.
 Program compile_program(std::string_view source, const std::vector<Param>& inputs,
-                        const std::vector<OutputDecl>& outputs = {});
+                        const std::vector<OutputDecl>& outputs = {}, Outputs mode = Outputs::Infer);
 
 // The dtype numpy.asarray gives a Python scalar of this weak dtype.
 DType dtype_for_char(char c);

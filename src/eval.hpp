@@ -30,8 +30,8 @@ struct Output {
   HostArray array;
 };
 
-// Parses, checks and runs `source`. When `outputs` is empty, the outputs are
-// the targets the program never reads back (see docs/language.md).
+// Parses, checks and runs `source`. The outputs are the declared ones plus the
+// targets the program never reads back (see docs/language.md).
 // Outputs come back in order of their first assignment.
 std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
                                  const std::vector<OutputSpec>& outputs = {});
