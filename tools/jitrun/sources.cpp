@@ -1,0 +1,227 @@
+#include "sources.hpp"
+
+#include <cmath>
+#include <complex>
+#include <random>
+#include <sys/stat.h>
+
+#include "fail.hpp"
+#include "lex.hpp"
+#include "npy.hpp"
+#include "scalar.hpp"
+
+namespace cujit::jitrun {
+
+namespace {
+
+template <class F> void fill(HostArray& a, F value_at) {
+  std::int64_t n = a.size();
+  auto* base = static_cast<unsigned char*>(a.data());
+  std::size_t item = dtype_size(a.dtype());
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::complex<double> v = value_at(k);
+    unsigned char* p = base + static_cast<std::size_t>(k) * item;
+    using namespace scalar;
+    switch (a.dtype()) {
+      case DType::Bool: *reinterpret_cast<bool*>(p) = cast<bool>(v); break;
+      case DType::Int8: *reinterpret_cast<std::int8_t*>(p) = cast<std::int8_t>(v.real()); break;
+      case DType::Int16: *reinterpret_cast<std::int16_t*>(p) = cast<std::int16_t>(v.real()); break;
+      case DType::Int32: *reinterpret_cast<std::int32_t*>(p) = cast<std::int32_t>(v.real()); break;
+      case DType::Int64: *reinterpret_cast<std::int64_t*>(p) = cast<std::int64_t>(v.real()); break;
+      case DType::UInt8: *reinterpret_cast<std::uint8_t*>(p) = cast<std::uint8_t>(v.real()); break;
+      case DType::UInt16: *reinterpret_cast<std::uint16_t*>(p) = cast<std::uint16_t>(v.real()); break;
+      case DType::UInt32: *reinterpret_cast<std::uint32_t*>(p) = cast<std::uint32_t>(v.real()); break;
+      case DType::UInt64: *reinterpret_cast<std::uint64_t*>(p) = cast<std::uint64_t>(v.real()); break;
+      case DType::Float16: *reinterpret_cast<Half*>(p) = cast<Half>(v.real()); break;
+      case DType::BFloat16: *reinterpret_cast<BF16*>(p) = cast<BF16>(v.real()); break;
+      case DType::Float32: *reinterpret_cast<float*>(p) = static_cast<float>(v.real()); break;
+      case DType::Float64: *reinterpret_cast<double*>(p) = v.real(); break;
+      case DType::Complex64: *reinterpret_cast<std::complex<float>*>(p) = std::complex<float>(v); break;
+      case DType::Complex128: *reinterpret_cast<std::complex<double>*>(p) = v; break;
+    }
+  }
+}
+
+[[noreturn]] void bad(const std::string& name, const std::string& text, const std::string& why) {
+  fail(ErrorCode::Usage, "-i {}={}: {}", name, text, why);
+}
+
+double number(const std::string& name, const std::string& text, const std::string& s) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s.empty()) bad(name, text, "'" + s + "' is not a number");
+  return v;
+}
+
+Shape extents(const std::string& name, const std::string& text, const std::string& s) {
+  Shape shape;
+  std::size_t b = 0;
+  while (true) {
+    std::size_t e = s.find('x', b);
+    std::string part = s.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    double v = number(name, text, part);
+    if (v < 0 || v != std::floor(v) || v > 9.0e15) bad(name, text, "'" + part + "' is not a valid length");
+    if (shape.ndim == kMaxDims) bad(name, text, "too many dimensions");
+    shape[shape.ndim++] = static_cast<std::int64_t>(v);
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return shape;
+}
+
+std::vector<std::string> split_args(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  while (true) {
+    std::size_t e = s.find(',', b);
+    std::string part = s.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    while (!part.empty() && part.front() == ' ') part.erase(part.begin());
+    while (!part.empty() && part.back() == ' ') part.pop_back();
+    out.push_back(part);
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return out;
+}
+
+// A scalar literal in the language's own syntax: 3.5 and 7 are weak, 2.0f is float32.
+bool scalar_literal(const std::string& text, Source& out) {
+  std::string t = text;
+  bool neg = false;
+  if (!t.empty() && (t[0] == '-' || t[0] == '+')) {
+    neg = t[0] == '-';
+    t = t.substr(1);
+  }
+  if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '.')) return false;
+  std::vector<Token> toks;
+  try {
+    toks = tokenize(t);
+  } catch (const Error&) {
+    return false;
+  }
+  if (toks.size() != 2 || (toks[0].kind != Tok::Int && toks[0].kind != Tok::Float)) return false;
+  const Token& k = toks[0];
+  double sign = neg ? -1.0 : 1.0;
+  auto make = [&](DType dt, bool weak, std::complex<double> v) {
+    out.array = HostArray(dt, Shape{});
+    out.weak = weak;
+    fill(out.array, [&](std::int64_t) { return v; });
+  };
+  switch (k.suffix) {
+    case Suffix::F32: make(DType::Float32, false, sign * k.float_value); return true;
+    case Suffix::Imag: make(DType::Complex128, true, std::complex<double>(0, sign * (k.kind == Tok::Int ? static_cast<double>(k.int_value) : k.float_value))); return true;
+    case Suffix::U32: case Suffix::U64:
+      if (neg) return false;
+      out.array = HostArray(k.suffix == Suffix::U32 ? DType::UInt32 : DType::UInt64, Shape{});
+      if (k.suffix == Suffix::U32) *out.array.as<std::uint32_t>() = static_cast<std::uint32_t>(k.int_value);
+      else *out.array.as<std::uint64_t>() = k.int_value;
+      return true;
+    default: break;
+  }
+  if (k.kind == Tok::Float) {
+    make(DType::Float64, true, sign * k.float_value);
+    return true;
+  }
+  if (k.int_value > static_cast<std::uint64_t>(INT64_MAX) + (neg ? 1u : 0u)) return false;
+  out.array = HostArray(DType::Int64, Shape{});
+  *out.array.as<std::int64_t>() = neg ? static_cast<std::int64_t>(0 - k.int_value) : static_cast<std::int64_t>(k.int_value);
+  out.weak = k.suffix != Suffix::I64;
+  return true;
+}
+
+}  // namespace
+
+Source make_source(const std::string& name, const std::string& text, std::uint64_t seed) {
+  Source src;
+  struct stat st {};
+  if (text.size() > 4 && text.compare(text.size() - 4, 4, ".npy") == 0) {
+    src.array = read_npy(text);
+    return src;
+  }
+  if (stat(text.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    src.array = read_npy(text);
+    return src;
+  }
+  if (scalar_literal(text, src)) return src;
+
+  std::string body = text;
+  DType dtype = DType::Float32;
+  std::size_t colon = text.rfind(':');
+  if (colon != std::string::npos && colon > text.rfind(')')) {
+    std::string dt = text.substr(colon + 1);
+    auto t = dtype_from_name(dt);
+    if (!t) bad(name, text, "unknown dtype '" + dt + "' (use bool, int8..int64, uint8..uint64, float16, bfloat16, float32, float64, complex64, complex128)");
+    dtype = *t;
+    body = text.substr(0, colon);
+  }
+  std::size_t open = body.find('(');
+  if (open == std::string::npos || body.back() != ')')
+    bad(name, text, "expected a .npy file, a number (3.5, 2.0f, 7) or a generator: rand(N), randn(N), arange(N), linspace(A,B,N), full(N,V), zeros(N), ones(N)");
+  std::string gen = body.substr(0, open);
+  auto args = split_args(body.substr(open + 1, body.size() - open - 2));
+  auto want = [&](std::size_t k) {
+    if (args.size() != k) bad(name, text, gen + " takes " + std::to_string(k) + " argument" + (k == 1 ? "" : "s"));
+  };
+  std::mt19937_64 rng(seed);
+  if (gen == "rand" || gen == "randn" || gen == "zeros" || gen == "ones" || gen == "arange") {
+    want(1);
+    src.array = HostArray(dtype, extents(name, text, args[0]));
+    if (gen == "zeros") fill(src.array, [](std::int64_t) { return 0.0; });
+    else if (gen == "ones") fill(src.array, [](std::int64_t) { return 1.0; });
+    else if (gen == "arange") fill(src.array, [](std::int64_t k) { return static_cast<double>(k); });
+    else if (gen == "randn") {
+      if (is_integer(dtype) || is_bool(dtype)) bad(name, text, "randn needs a float or complex dtype");
+      std::normal_distribution<double> d;
+      fill(src.array, [&](std::int64_t) { return is_complex(dtype) ? std::complex<double>(d(rng), d(rng)) : std::complex<double>(d(rng)); });
+    } else if (is_integer(dtype)) {
+      // Integers draw from the dtype's whole range, so wrapping and signs are exercised.
+      fill(src.array, [&](std::int64_t) {
+        std::uint64_t bits = rng();
+        switch (dtype) {
+          case DType::Int8: return static_cast<double>(static_cast<std::int8_t>(bits));
+          case DType::Int16: return static_cast<double>(static_cast<std::int16_t>(bits));
+          case DType::Int32: return static_cast<double>(static_cast<std::int32_t>(bits));
+          case DType::UInt8: return static_cast<double>(static_cast<std::uint8_t>(bits));
+          case DType::UInt16: return static_cast<double>(static_cast<std::uint16_t>(bits));
+          case DType::UInt32: return static_cast<double>(static_cast<std::uint32_t>(bits));
+          case DType::UInt64: return static_cast<double>(bits >> 11);  // exact in double
+          default: return static_cast<double>(static_cast<std::int64_t>(bits) >> 11);
+        }
+      });
+    } else {
+      std::uniform_real_distribution<double> d(0.0, 1.0);
+      fill(src.array, [&](std::int64_t) {
+        if (is_bool(dtype)) return std::complex<double>(d(rng) < 0.5 ? 0.0 : 1.0);
+        return is_complex(dtype) ? std::complex<double>(d(rng), d(rng)) : std::complex<double>(d(rng));
+      });
+    }
+    return src;
+  }
+  if (gen == "full") {
+    want(2);
+    double v = number(name, text, args[1]);
+    src.array = HostArray(dtype, extents(name, text, args[0]));
+    fill(src.array, [&](std::int64_t) { return v; });
+    return src;
+  }
+  if (gen == "linspace") {
+    want(3);
+    double a = number(name, text, args[0]), b = number(name, text, args[1]);
+    Shape s = extents(name, text, args[2]);
+    if (s.ndim != 1) bad(name, text, "linspace takes one length");
+    src.array = HostArray(dtype, s);
+    std::int64_t n = s[0];
+    // NumPy's linspace: start + k*step, with the last point exactly B.
+    double step = n > 1 ? (b - a) / static_cast<double>(n - 1) : 0.0;
+    fill(src.array, [&](std::int64_t k) { return k == n - 1 && n > 1 ? b : a + static_cast<double>(k) * step; });
+    return src;
+  }
+  bad(name, text, "unknown generator '" + gen + "' (use rand, randn, arange, linspace, full, zeros, ones)");
+}
+
+}  // namespace cujit::jitrun
