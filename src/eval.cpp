@@ -255,8 +255,14 @@ class Evaluator {
  public:
   Evaluator(const Program& p, const std::vector<Input>& in) : p_(p), in_(in) {}
 
-  std::vector<Output> run() {
+  std::vector<Output> run(const Shape* given) {
     Shape shape = broadcast_shape();
+    if (given) {
+      if (p_.has_array_operand && *given != shape)
+        fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", shape_text(*given),
+             shape_text(shape));
+      shape = *given;
+    }
     std::vector<Output> outs;
     for (const Var& v : p_.outputs) outs.push_back({v.name, HostArray(v.dtype, shape)});
     total_ = shape.size();
@@ -537,8 +543,10 @@ class Evaluator {
 
 }  // namespace
 
-std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>& inputs) {
-  return Evaluator(p, inputs).run();
+std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>& inputs, const Shape* shape) {
+  if (inputs.size() != p.inputs.size())
+    fail(ErrorCode::Usage, "the program has {} parameters but {} inputs were given", p.inputs.size(), inputs.size());
+  return Evaluator(p, inputs).run(shape);
 }
 
 std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,

@@ -37,6 +37,9 @@ std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Inpu
                                  const std::vector<OutputSpec>& outputs = {});
 
 // Runs an already checked program (the inputs in the order of its parameters).
-std::vector<Output> evaluate_program(const Program& program, const std::vector<Input>& inputs);
+// `shape`, when given, is the shape of the outputs; otherwise the broadcast
+// shape of the array inputs (0-d when there is none).
+std::vector<Output> evaluate_program(const Program& program, const std::vector<Input>& inputs,
+                                     const Shape* shape = nullptr);
 
 }  // namespace cujit

@@ -29,6 +29,7 @@ struct Options {
   std::vector<std::string> inputs, outputs, types;
   bool print = false, verbose = false;
   std::string device = "auto";
+  std::string shape;
   std::uint64_t seed = 0;
 };
 
@@ -158,7 +159,22 @@ int run(const Options& opt) {
   }
 
   auto t1 = clock::now();
-  std::vector<Output> outs = evaluate_program(program, inputs);
+  // A program over raw arrays alone has no broadcast shape: --shape gives it,
+  // else it takes the first raw input's, so `out = x[n - 1 - i]` reverses x.
+  const Shape* shape = nullptr;
+  Shape given;
+  if (!opt.shape.empty()) {
+    given = jitrun::parse_shape(opt.shape);
+    shape = &given;
+  } else if (!program.has_array_operand) {
+    for (const Input& in : inputs)
+      if (in.raw) {
+        given = in.view.shape;
+        shape = &given;
+        break;
+      }
+  }
+  std::vector<Output> outs = evaluate_program(program, inputs, shape);
   double t_eval = ms_since(t1);
 
   for (const Output& o : outs) {
@@ -187,6 +203,7 @@ int main(int argc, char** argv) {
   app.add_option("-t,--type", opt.types, "NAME=DTYPE: declare an output's dtype");
   app.add_flag("--print", opt.print, "print outputs the way NumPy prints arrays");
   app.add_option("--device", opt.device, "auto|cpu");
+  app.add_option("--shape", opt.shape, "shape of the outputs (e.g. 1000 or 3x4) when no array input gives it");
   app.add_option("--seed", opt.seed, "seed of the random generators (default 0: runs are reproducible)");
   app.add_flag("-v,--verbose", opt.verbose, "print phase timings");
   try {

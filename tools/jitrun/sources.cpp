@@ -43,6 +43,7 @@ template <class F> void fill(HostArray& a, F value_at) {
 }
 
 [[noreturn]] void bad(const std::string& name, const std::string& text, const std::string& why) {
+  if (name == "--shape") fail(ErrorCode::Usage, "--shape {}: {}", text, why);
   fail(ErrorCode::Usage, "-i {}={}: {}", name, text, why);
 }
 
@@ -135,6 +136,8 @@ bool scalar_literal(const std::string& text, Source& out) {
 }
 
 }  // namespace
+
+Shape parse_shape(const std::string& text) { return extents("--shape", text, text); }
 
 Source make_source(const std::string& name, const std::string& text, std::uint64_t seed) {
   Source src;

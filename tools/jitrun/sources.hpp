@@ -14,6 +14,9 @@ struct Source {
 
 // Generators: rand(N) randn(N) arange(N) linspace(A,B,N) full(N,V) zeros(N) ones(N),
 // N an extent or extents joined by 'x' (3x4), 1e6 accepted; an optional ":DTYPE" suffix (float32 by default).
+// "1000", "1e6" or "3x4".
+Shape parse_shape(const std::string& text);
+
 Source make_source(const std::string& name, const std::string& text, std::uint64_t seed);
 
 }  // namespace cujit::jitrun

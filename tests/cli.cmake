@@ -1,0 +1,2 @@
+# Command-line tools end to end.
+add_test(NAME jitrun_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/jitrun_test.sh $<TARGET_FILE:jitrun>)

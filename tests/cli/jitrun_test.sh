@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# jitrun end to end: outputs, .npy round trips, exit codes and error texts.
+# Usage: jitrun_test.sh path/to/jitrun
+set -u
+JITRUN="$1"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+# expect CODE EXPECTED_OUTPUT_SUBSTRING -- ARGS...
+expect() {
+  local code="$1" want="$2"
+  shift 3
+  local out rc
+  out=$("$JITRUN" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$code" ] || [[ "$out" != *"$want"* ]]; then
+    echo "FAIL: jitrun $* -> exit $rc (want $code)"
+    echo "  output: $out"
+    echo "  wanted: $want"
+    fails=$((fails + 1))
+  fi
+}
+
+expect 0 "out = [ 0.  5. 10. 15.]" -- --print -i 'x=arange(4)' 'out = x*5'
+expect 0 "z = [   0  100  -56   44 -112]" -- --print -i 'k=arange(5):int8' 'z = k * 100'
+expect 0 "out: float32 (1000000,)" -- -i 'x=rand(1e6)' 'out = sin(x)*5'
+expect 0 "out = [[ 0.  1.  2.  3.]" -- --print -i 'x=arange(3x1)' -i 'y=arange(4)' 'out = x * 10 + y'
+expect 0 "o = 24.5" -- --print -i a=3.5 -i b=7 'o = a*b'
+expect 0 "o = [2 3 4]" -- --print -i 'k=arange(3):int8' -i a=2 'o = k + a'
+expect 0 "out = [3. 2. 1. 0.]" -- --print -i 'x=arange(4)' 'out = x[n - 1 - i]'
+expect 0 "out = [1 1 1]" -- --print -t out=int16 -i 'x=full(3,1.9)' 'out = x'
+expect 0 "o = 0.5" -- --print 'o = 2**-1'
+# .npy out and back in
+expect 0 "" -- -i 'x=linspace(0,1,5):float64' -o out="$TMP/o.npy" 'out = x*2'
+expect 0 "out = [0.  0.5 1.  1.5 2. ]" -- --print -i x="$TMP/o.npy" 'out = x'
+# exit codes: 1 usage, 2 program, 3 data
+expect 1 "expects NAME=VALUE" -- -i x 'out = x'
+expect 1 "unknown generator 'rnd'" -- -i 'x=rnd(3)' 'out = x'
+expect 1 "has no output 'foo'" -- -i 'x=rand(3)' -o foo="$TMP/f.npy" 'out = x'
+expect 1 "--device must be" -- --device tpu -i 'x=rand(3)' 'out = x'
+expect 2 "hint: did you mean 'sin'?" -- -i 'x=rand(3)' 'out = sinn(x)*5'
+expect 2 "error: chained comparison" -- -i 'x=rand(3)' 'out = 0 < x < 1'
+expect 2 "error: integer 300 does not fit in int8" -- -i 'k=arange(3):int8' 'out = k + 300'
+expect 3 "cannot open" -- -i x="$TMP/missing.npy" 'out = x'
+printf 'not numpy' > "$TMP/bad.npy"
+expect 3 "bad.npy" -- -i x="$TMP/bad.npy" 'out = x'
+expect 3 "do not broadcast" -- -i 'x=rand(3)' -i 'y=rand(4)' 'out = x + y'
+expect 3 "out of bounds" -- -i 'x=rand(3)' 'out = x[i + 1]'
+expect 0 "out = [0. 1.]" -- --print --shape 2 -i 'x=arange(3)' 'out = x[i]'
+expect 1 "--shape 2y" -- --shape 2y -i 'x=arange(3)' 'out = x[i]'
+expect 3 "" -- -i 'x=rand(3)' -o out=/nonexistent/dir/o.npy 'out = x'
+
+if [ "$fails" != 0 ]; then
+  echo "$fails jitrun check(s) failed"
+  exit 1
+fi
+echo "all jitrun checks passed"
