@@ -4,7 +4,9 @@
 // and one case with
 //     cujit_tests "evaluation cases match NumPy" -c sin -c sin.float32
 #include <cstring>
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -158,6 +160,52 @@ bool run_case(const RefCase& c) {
 }
 
 }  // namespace
+
+TEST_CASE("values_match: bit-exact, ulp and NaN rules", "[reference]") {
+  auto f32 = [](float a, float b, int tol) { return values_match(DType::Float32, &a, &b, 1, tol, nullptr); };
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  CHECK(f32(1.0f, 1.0f, 0));
+  CHECK_FALSE(f32(-0.0f, 0.0f, 0));  // tol=0: signed zeros must match
+  CHECK(f32(-0.0f, 0.0f, 1));
+  CHECK(f32(nan, -nan, 0));  // any NaN matches any NaN
+  CHECK_FALSE(f32(nan, 1.0f, 4));
+  CHECK_FALSE(f32(1.0f, nan, 4));
+  CHECK_FALSE(f32(inf, std::numeric_limits<float>::max(), 4));  // an infinity matches only itself
+  CHECK(f32(-inf, -inf, 4));
+  const float one_up = std::nextafter(1.0f, 2.0f), two_down = std::nextafter(std::nextafter(1.0f, 0.0f), 0.0f);
+  CHECK(f32(one_up, 1.0f, 1));
+  CHECK_FALSE(f32(one_up, 1.0f, 0));
+  CHECK(f32(two_down, 1.0f, 2));
+  CHECK_FALSE(f32(two_down, 1.0f, 1));
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  CHECK(f32(tiny, -tiny, 2));  // through zero: 2 ulps
+  CHECK_FALSE(f32(tiny, -tiny, 1));
+  CHECK(ulp_distance(DType::Float16, 0x3c00, 0x3c01) == 1);
+  CHECK(ulp_distance(DType::BFloat16, 0x8001, 0x0001) == 2);
+  CHECK(ulp_distance(DType::Float64, 0x8000000000000000ull, 0) == 0);
+
+  std::uint16_t h[2] = {0x3c00, 0x3c02};  // float16 1.0 and 1.0 + 2 ulp
+  CHECK_FALSE(values_match(DType::Float16, &h[1], &h[0], 1, 1, nullptr));
+  std::string why;
+  CHECK_FALSE(values_match(DType::Float16, &h[1], &h[0], 1, 1, &why));
+  CHECK(why.find("element 0") != std::string::npos);
+  CHECK(why.find("2 ulp") != std::string::npos);
+
+  std::int8_t a = -128, b = -128, c = 127;
+  CHECK(values_match(DType::Int8, &a, &b, 1, 0, nullptr));
+  CHECK_FALSE(values_match(DType::Int8, &a, &c, 1, 5, nullptr));  // ints ignore tol
+
+  // complex: each part within tol ulps of the larger expected magnitude
+  float want[2] = {1.0f, 1e-10f}, got[2] = {1.0f, 3e-8f};
+  CHECK(values_match(DType::Complex64, got, want, 1, 1, nullptr));  // 3e-8 < 1 ulp(1.0) = 1.19e-7
+  got[1] = 3e-7f;
+  CHECK_FALSE(values_match(DType::Complex64, got, want, 1, 2, nullptr));
+  CHECK_FALSE(values_match(DType::Complex64, got, want, 1, 0, nullptr));
+  float wnan[2] = {inf, nan}, gnan[2] = {inf, -nan};
+  CHECK(values_match(DType::Complex64, gnan, wnan, 1, 4, nullptr));
+  gnan[0] = -inf;
+  CHECK_FALSE(values_match(DType::Complex64, gnan, wnan, 1, 4, nullptr));
+}
 
 TEST_CASE("reference data files load", "[reference]") {
   const auto& cases = eval_cases();
