@@ -268,6 +268,8 @@ CASES_DOC = """\
 # erf/erfc/lgamma/tgamma (not NumPy ufuncs): mpmath at the argument (converted to the result dtype as
 # NumPy converts a ufunc argument), correctly rounded; C99 special values (tgamma(-1) = nan,
 # tgamma(-0) = -inf, lgamma(0) = lgamma(-1) = +inf).
+# NumPy's transcendental functions are SIMD-dispatched (this data: x86-64 with AVX512_ICL), so a run on
+# another machine may differ in the last ulp of function results (always within the tolerances above).
 # Float -> int casts use in-range values (cast.*); cast_sat.* use the contract's saturating values
 # (NaN -> 0, clamp to the target's min/max), which differ from NumPy's platform-defined result.
 """
@@ -763,6 +765,18 @@ def gen_weak():
     # the literal is converted double -> float16 directly (1 + 2^-11 + 2^-40 -> 1 + 2^-10), not via float32
     lit("weak.float16.literal_rounding", "out = x * 1.0004882812509095", "float16", [1.0, 2.0, -1.0, 0.5],
         lambda x: x * 1.0004882812509095)
+    # folding literals among themselves keeps them weak (Python arithmetic on Python scalars)
+    lit("weak.fold.int8", "out = x + (2 * 3 - 1)", "int8", i8, lambda x: x + (2 * 3 - 1))
+    lit("weak.fold_div.float32", "out = x * (1 / 3)", "float32", [1.0, 3.0, -2.5, 100.0, 7.0, 0.1], lambda x: x * (1 / 3))
+    lit("weak.mod0.int8", "out = x % 0", "int8", i8, lambda x: x % 0)
+    lit("weak.floordiv0.int16", "out = floor_divide(x, 0)", "int16", [5, -5, 0, 32767, -32768, 1], lambda x: np.floor_divide(x, 0))
+    # ...but NumPy's where() and ufuncs of Python scalars return STRONG int64/float64 values:
+    # np.where(c, 1, 2) is an int64 array, np.sin(1.0) an np.float64 scalar
+    lit("strong.ternary_literals.int8", "out = x + (x > 0 ? 1 : 2)", "int8", i8, lambda x: x + np.where(x > 0, 1, 2))
+    lit("strong.fn_of_literal.float32", "out = x * sin(1.0)", "float32", [1.0, 3.0, -2.5, 100.0, 7.0, 0.1],
+        lambda x: x * np.sin(1.0), tol=2)
+    # a cast makes a literal strong: uint8 + int8 -> int16
+    lit("strong.cast_literal.uint8", "out = x + int8(5)", "uint8", [0, 255, 128, 7], lambda x: x + np.int8(5))
     # literals that do not fit the array's integer dtype are errors (NumPy raises OverflowError)
     for cid, prog, dt in [("bad.weak.int8_1000", "out = x + 1000", "int8"), ("bad.weak.uint8_neg", "out = x + -1", "uint8"),
                           ("bad.weak.uint8_256", "out = x * 256", "uint8"), ("bad.weak.int16_big", "out = x - 40000", "int16")]:
