@@ -1280,6 +1280,7 @@ def cast_values(frm, to, n=12):
     vals = fspecials(rf) + rand_float(rf, 4, -1e4, 1e4) + [0.1, 3.0e-5, 70000.0, 1.0000001]
     if frm in CPLX:
         vals = [complex(v, w) for v, w in zip(vals, fspecials(rf)[::-1] + list(rng.uniform(-5, 5, 16)))]
+        vals[:2] = [0j, complex(-0.0, -0.0)]
     if to == "bfloat16" and rf == "float64":
         vals = [v for v in vals if not bf16_double_rounding_differs(v.real if isinstance(v, complex) else v)]
     return vals
