@@ -236,7 +236,8 @@ CASES_DOC = """\
 # cujit evaluation reference: programs of the contract's language, evaluated by NumPy.
 #
 # Format (line based; '#' lines and blank lines between cases are comments):
-#   case <id>                      unique id: <op-or-function>.<dtype>[.<dtype>][.<variant>]
+#   case <id>                      unique id: <op-or-function>.<dtype>[.<dtype>][.<variant>];
+#                                  bad.* expect an error, *.special hold special values
 #   program <source>               one line; '\\n' stands for a newline, '\\\\' for a backslash
 #   outspec <name> <dtype|auto>    optional, repeated: pass these OutputSpecs to evaluate_cpu
 #                                  (declared output dtypes); absent: outputs are inferred
@@ -251,9 +252,9 @@ CASES_DOC = """\
 #
 # Comparison rule (tests/unit/reference.cpp, values_match):
 #   * bool and integer results: bit-exact.
-#   * tol=0 (exactly rounded operations: + - * / sqrt, casts, comparisons, floor/ceil/trunc/rint/round,
-#     fmod/remainder/floor_divide (NumPy's algorithm), min/max, copysign, where, clip, abs, neg,
-#     real/imag/conj, ...): bit-exact, so signed zeros must match; the only latitude is that any
+#   * tol=0 (exact or exactly rounded operations: real + - * / sqrt square reciprocal, complex + -,
+#     casts, comparisons, floor/ceil/trunc/rint/round, fmod/remainder/floor_divide (NumPy's
+#     algorithm), min/max, copysign, where, clip, real abs/neg/sign, real/imag/conj, ...): bit-exact, so signed zeros must match; the only latitude is that any
 #     NaN matches any NaN (payload and sign are ignored).
 #   * tol=N > 0 (functions): float16/bfloat16/float32/float64 within N ulps of the expected value
 #     (distance counted in representable values; +0 and -0 are the same point; an infinity only
@@ -269,7 +270,7 @@ CASES_DOC = """\
 # NumPy converts a ufunc argument), correctly rounded; C99 special values (tgamma(-1) = nan,
 # tgamma(-0) = -inf, lgamma(0) = lgamma(-1) = +inf).
 # NumPy's transcendental functions are SIMD-dispatched (this data: x86-64 with AVX512_ICL), so a run on
-# another machine may differ in the last ulp of function results (always within the tolerances above).
+# another machine may differ in the last ulp of function results (expected to stay within tolerance).
 # Float -> int casts use in-range values (cast.*); cast_sat.* use the contract's saturating values
 # (NaN -> 0, clamp to the target's min/max), which differ from NumPy's platform-defined result.
 """
