@@ -1503,6 +1503,10 @@ def gen_errors():
         ("bad.pow_neg_literal.int32", "out = x ** -2", [("x", mk("int32", [1, 2]))], "*"),
         ("bad.xor_float_hint", "out = x ^ 2", [("x", x)], "*"),
         ("bad.lshift_literal.bool", "out = x << 1", [("x", mk("bool", [True, False]))], "*"),
+        # bitwise ops between int64 (or any signed int) and uint64 promote to float64: NumPy has no loop
+        ("bad.and.int64.uint64", "out = x & y", [("x", mk("int64", [1, 2])), ("y", mk("uint64", [1, 2]))], "*"),
+        ("bad.lshift.int64.uint64", "out = x << y", [("x", mk("int64", [1, 2])), ("y", mk("uint64", [1, 2]))], "*"),
+        ("bad.xor.int8.uint64", "out = x ^ y", [("x", mk("int8", [1, 2])), ("y", mk("uint64", [1, 2]))], "*"),
         ("bad.arity.sin", "out = sin(x, y)", [("x", x), ("y", y)], "*"),
         ("bad.arity.where", "out = where(x, y)", [("x", x), ("y", y)], "*"),
     ]
