@@ -126,8 +126,9 @@ class Checker {
     if (mode_ == Outputs::Exact) return;
     std::map<std::string, std::size_t> first;
     std::map<std::string, int> count;
+    std::set<std::string> typed;
     for (std::size_t k = 0; k < stmts.size(); ++k) {
-      first.emplace(stmts[k].target, k);
+      if (first.emplace(stmts[k].target, k).second && stmts[k].declared) typed.insert(stmts[k].target);
       ++count[stmts[k].target];
     }
     for (auto& [name, k] : first) {
@@ -138,7 +139,8 @@ class Checker {
         if (stmts[j].compound && stmts[j].target == name) r.insert(name);
         read_later = read_later || r.count(name);
       }
-      if (!read_later || count[name] > 1) output_names_.insert(name);
+      // A typed declaration that is read later is a local (`float32 t = ...`).
+      if (!read_later || (count[name] > 1 && !typed.count(name))) output_names_.insert(name);
     }
   }
 
@@ -370,10 +372,16 @@ class Checker {
       if (!can_cast_safe(t, in)) continue;
       e.op_type = in;
       e.type = tok.size() > 1 ? dtype_for_char(tok[1]) : in;
-      for (const Expr* a : args)
-        if (a->folded && a->weak && !fits(a->value, in))
-          error(a->span, "integer " + value_text(a->value) + " does not fit in " + std::string(dtype_name(in)),
-                "convert the other operand to a wider type first, e.g. int64(...)");
+      for (const Expr* a : args) {
+        if (!(a->folded && a->weak && !fits(a->value, in))) continue;
+        // NumPy 2 compares an out-of-range Python int exactly instead of raising.
+        if (e.kind == Expr::Binary && is_cmp(e.op) && !a->value.big) {
+          e.op_type = DType::Int64;
+          continue;
+        }
+        error(a->span, "integer " + value_text(a->value) + " does not fit in " + std::string(dtype_name(in)),
+              "convert the other operand to a wider type first, e.g. int64(...)");
+      }
       return;
     }
     reject(type_hint(e, t));
@@ -406,6 +414,11 @@ class Checker {
     for (auto& a : e.args) expr(*a);
     const Builtin& b = operator_builtin(e.op);
     auto args = arg_ptrs(e);
+    // The contract keeps shifts to integers, even where NumPy would lift a bool to int64.
+    if (e.op == Op::Shl || e.op == Op::Shr)
+      for (const Expr* a : args)
+        if (!a->weak && a->type == DType::Bool)
+          error(e.op_span, std::string("operator '") + op_text(e.op) + "' does not accept bool", "shifts take integers; convert with int8(...)");
     resolve(e, b, args, std::string("operator '") + op_text(e.op) + "'");
     if (e.op == Op::Pow && is_integer(e.op_type) && e.args[1]->folded && e.args[1]->value.kind == Value::Int &&
         !e.args[1]->value.big && e.args[1]->value.i < 0 && !(e.args[0]->folded && e.args[0]->weak))
@@ -430,15 +443,18 @@ class Checker {
     std::vector<const Expr*> vals = {e.args[1].get(), e.args[2].get()};
     e.op_type = common_type(vals);
     e.type = e.op_type;
-    e.weak = vals[0]->weak && vals[1]->weak;
+    // `c ? a : b` is where(c, a, b): a function, so its result is strong unless
+    // everything folds to a literal.
+    e.weak = false;
     for (const Expr* a : vals)
       if (a->folded && a->weak && !fits(a->value, e.type))
         error(a->span, "integer " + value_text(a->value) + " does not fit in " + std::string(dtype_name(e.type)));
     const Expr& c = *e.args[0];
-    if (c.folded && vals[0]->folded && vals[1]->folded && e.weak) {
+    if (c.folded && vals[0]->folded && vals[1]->folded && vals[0]->weak && vals[1]->weak) {
       bool truth = c.value.kind == Value::Bool ? c.value.b : c.value.kind == Value::Int ? (c.value.big || c.value.i != 0)
                  : c.value.kind == Value::Float ? c.value.f != 0 : c.value.c != std::complex<double>(0, 0);
       Value v = promote_value(truth ? vals[0]->value : vals[1]->value, kind_of(e.type));
+      e.weak = true;
       set_folded(e, v);
     }
   }

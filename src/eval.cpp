@@ -108,9 +108,9 @@ template <class T> T float_fn(std::string_view f, T x) {
   if (f == "sqrt") return sqrt(x);
   if constexpr (is_cplx_v<T>) {
     if (f == "exp2") return exp(x * ln2);
-    if (f == "expm1") return exp(x) - T(1);
+    if (f == "expm1") return cexpm1(x);
     if (f == "log2") return log(x) / ln2;
-    if (f == "log1p") return log(T(1) + x);
+    if (f == "log1p") return clog1p(x);
     if (f == "rint") return T(std::nearbyint(x.real()), std::nearbyint(x.imag()));
   } else {
     if (f == "exp2") return std::exp2(x);
@@ -174,6 +174,10 @@ template <class T> void unary(std::string_view f, const Col& a, Col& r) {
       if (f == "ceil" || f == "trunc" || f == "round" || f == "conj") return x;
     } else {
       if (f == "-") return -x;
+      if constexpr (is_cplx_v<T>) {
+        if (f == "square") return cmul(x, x);
+        if (f == "reciprocal") return creciprocal(x);
+      }
       if (f == "square") return x * x;
       if (f == "reciprocal") return T(1) / x;
       if (f == "sign") return sign(x);
@@ -233,6 +237,11 @@ template <class T> void binary(std::string_view f, const Col& a, const Col& b, C
       if (f == "|") return static_cast<T>(x | y);
       if (f == "^") return static_cast<T>(x ^ y);
     } else {
+      if constexpr (is_cplx_v<T>) {
+        if (f == "*") return cmul(x, y);
+        if (f == "/") return cdiv(x, y);
+        if (f == "**" || f == "power") return cpow(x, y);
+      }
       if (f == "+") return x + y;
       if (f == "-") return x - y;
       if (f == "*") return x * y;
@@ -387,6 +396,8 @@ class Evaluator {
         if (!ok) fail(ErrorCode::Data, "scalar value {} does not fit in {}", x, dtype_name(to));
       }
     }
+    // A weak float meets a 16-bit float operand as NumPy does: rounded to that type first.
+    if (is_half(to) && c.t != to) c = convert(c, to);
     return convert(c, compute_type(to));
   }
 

@@ -213,19 +213,73 @@ template <class T> T fmin(T a, T b) {
   return minimum(a, b);
 }
 
+// ---- complex: NumPy's own algorithms (textbook product, Smith's quotient),
+// not C99 Annex G's, so infinities and NaNs come out as NumPy's do ----
+template <class P> std::complex<P> cmul(std::complex<P> a, std::complex<P> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+template <class P> std::complex<P> cdiv(std::complex<P> a, std::complex<P> b) {
+  P ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  P abr = std::fabs(br), abi = std::fabs(bi);
+  if (abr >= abi) {
+    if (abr == 0 && abi == 0) return {ar / abr, ai / abi};
+    P rat = bi / br, scl = P(1) / (br + bi * rat);
+    return {(ar + ai * rat) * scl, (ai - ar * rat) * scl};
+  }
+  P rat = br / bi, scl = P(1) / (bi + br * rat);
+  return {(ar * rat + ai) * scl, (ai * rat - ar) * scl};
+}
+template <class P> std::complex<P> creciprocal(std::complex<P> a) {
+  P r = a.real(), i = a.imag();
+  if (std::fabs(i) <= std::fabs(r)) {
+    P q = i / r, d = r + i * q;
+    return {P(1) / d, -q / d};
+  }
+  P q = r / i, d = r * q + i;
+  return {q / d, P(-1) / d};
+}
+template <class P> std::complex<P> cexpm1(std::complex<P> z) {
+  P a = std::sin(z.imag() / 2);
+  return {std::expm1(z.real()) * std::cos(z.imag()) - 2 * a * a, std::exp(z.real()) * std::sin(z.imag())};
+}
+template <class P> std::complex<P> clog1p(std::complex<P> z) {
+  P l = std::hypot(z.real() + 1, z.imag());
+  return {std::log(l), std::atan2(z.imag(), z.real() + 1)};
+}
+// NumPy's npy_cpow: exact small integer powers by repeated products, else exp(b*log(a)).
+template <class P> std::complex<P> cpow(std::complex<P> a, std::complex<P> b) {
+  using C = std::complex<P>;
+  const P nan = std::numeric_limits<P>::quiet_NaN();
+  if (b.real() == 0 && b.imag() == 0) return {1, 0};
+  if (a.real() == 0 && a.imag() == 0) return b.real() > 0 ? C(0, 0) : C(nan, nan);  // NumPy 2.4
+  if (b.imag() == 0 && b.real() > -100 && b.real() < 100 && b.real() == std::trunc(b.real())) {
+    long n = static_cast<long>(b.real());
+    if (n == 1) return a;
+    if (n == 2) return cmul(a, a);
+    if (n == 3) return cmul(a, cmul(a, a));
+    C acc(1, 0), p = a;
+    long m = n < 0 ? -n : n;
+    for (long mask = 1;; mask <<= 1) {
+      if (m & mask) acc = cmul(acc, p);
+      if (m < (mask << 1)) break;
+      p = cmul(p, p);
+    }
+    return n < 0 ? cdiv(C(1, 0), acc) : acc;
+  }
+  return std::exp(b * std::log(a));
+}
+
 template <class T> T sign(T a) {
   if constexpr (is_cplx_v<T>) {
     using P = typename T::value_type;
-    if (is_nan(a)) return T(std::numeric_limits<P>::quiet_NaN(), std::numeric_limits<P>::quiet_NaN());
+    const P nan = std::numeric_limits<P>::quiet_NaN();
+    bool ri = std::isinf(a.real()), ii = std::isinf(a.imag());
+    // NumPy 2: one infinite part gives that axis's unit, whatever the other part is.
+    if (ri != ii) return ri ? T(std::copysign(P(1), a.real()), 0) : T(0, std::copysign(P(1), a.imag()));
+    if (ri || is_nan(a)) return T(nan, nan);
     P m = std::abs(a);
     if (m == 0) return T(0, 0);
-    if (std::isinf(m)) {  // NumPy 2: inf components give the direction of the infinite part(s)
-      P re = std::isinf(a.real()) ? std::copysign(P(1), a.real()) : P(0);
-      P im = std::isinf(a.imag()) ? std::copysign(P(1), a.imag()) : P(0);
-      P s = std::sqrt(re * re + im * im);
-      return T(re / s, im / s);
-    }
-    return a / m;
+    return cdiv(a, T(m, 0));
   } else if constexpr (std::is_floating_point_v<T>) {
     return a > 0 ? T(1) : a < 0 ? T(-1) : a == 0 ? T(0) : a;
   } else if constexpr (std::is_signed_v<T>) {

@@ -1152,8 +1152,8 @@ def gen_aliases():
             r = np.absolute(v)
             add(Case("alias.%s.%s" % (alias, dt), "out = %s(x)" % alias).inp("x", v)
                 .out("out", r, 0 if dt != "complex64" else 4), "function aliases")
-    v = mk("float64", [0.5, 1.5, -2.5, 3.7])
-    add(Case("alias.double", "out = double(x)").inp("x", mk("float32", [0.5, 1.5, -2.5, 3.7])).out("out", v, 0), "function aliases")
+    xd = mk("float32", [0.5, 1.5, -2.5, 3.7])
+    add(Case("alias.double", "out = double(x)").inp("x", xd).out("out", xd.astype(np.float64), 0), "function aliases")
     xh = mk("float32", [0.1, 1.0, 65520.0, -3.3])
     add(Case("alias.half", "out = half(x)").inp("x", xh).out("out", xh.astype(np.float16), 0), "function aliases")
 
@@ -1495,7 +1495,7 @@ def gen_errors():
         ("bad.type_int", "out = int(x)", [("x", x)], "*"),
         ("bad.type_long", "out = long(x)", [("x", x)], "*"),
         ("bad.assign_input", "x = x + 1; out = x", [("x", x)], "*"),
-        ("bad.local_reassigned", "t = x; t = y; out = t", [("x", x), ("y", y)], "*"),
+        ("bad.local_reassigned", "float32 t = x; t = y; out = t", [("x", x), ("y", y)], "*"),
         ("bad.reserved", "_t = x; out = _t", [("x", x)], "*"),
         ("bad.syntax_trailing_op", "out = x &&", [("x", x)], "*"),
         ("bad.syntax_paren", "out = (x + y", [("x", x), ("y", y)], "*"),
