@@ -110,7 +110,7 @@ DescrResult parse_descr(const std::string& name, std::string_view descr) {
 
 struct Value {
   enum Type { String, Bool, Int, Tuple, Other } type = Other;
-  std::string text;           // String: the contents; Other: what it was, for messages
+  std::string text;           // String: the contents; Int: as written; Other: what it was
   bool boolean = false;
   std::int64_t integer = 0;
   bool negative = false;      // Int: had a minus sign
@@ -149,7 +149,8 @@ class HeaderParser {
  private:
   [[noreturn]] void syntax(const char* what) {
     if (pos_ >= s_.size())
-      fail(ErrorCode::Data, "{}: header is not a valid Python dict literal ({} but the header ended)", name_, what);
+      fail(ErrorCode::Data, "{}: header is not a valid Python dict literal ({} at the end of the header)", name_,
+           what);
     fail(ErrorCode::Data, "{}: header is not a valid Python dict literal ({} at header byte {})", name_, what,
          pos_);
   }
@@ -209,6 +210,7 @@ class HeaderParser {
     }
     v.integer = static_cast<std::int64_t>(mag);
     if (v.negative) v.integer = -v.integer;
+    v.text = std::string(s_.substr(start, pos_ - start));
     return v;
   }
 
@@ -284,7 +286,7 @@ std::string shape_str(const std::vector<Value>& dims) {
   std::string s = "(";
   for (std::size_t k = 0; k < dims.size(); ++k) {
     if (k) s += ", ";
-    s += dims[k].type == Value::Int && !dims[k].overflow ? std::to_string(dims[k].integer) : "?";
+    s += dims[k].text;
   }
   if (dims.size() == 1) s += ",";
   return s + ")";
