@@ -157,6 +157,12 @@ TEST_CASE("malformed files give one clear Data error naming the file") {
        "order, and '<V2' for bfloat16)"},
       {"object", "object arrays (dtype '|O') are not supported; save a numeric array instead"},
       {"structured", "structured dtypes (a list as 'descr') are not supported"},
+      {"odd_key",
+       "header has an unexpected key 'a\\x01\\xe9' (a .npy header has exactly 'descr', 'fortran_order' and "
+       "'shape')"},
+      {"long_descr",
+       "unsupported dtype '<fffffffffffffffffffffffffffffffffffffff...' (supported: b1 i1 i2 i4 i8 u1 u2 u4 u8 "
+       "f2 f4 f8 c8 c16 in either byte order, and '<V2' for bfloat16)"},
       {"void2",
        "unsupported dtype '|V2' (raw 2-byte void); a bfloat16 array is stored as '<V2', as np.save writes "
        "ml_dtypes.bfloat16"},
@@ -328,6 +334,22 @@ TEST_CASE("write_npy replaces a file whole and cleans up after a failure") {
   on_gpu.device = Device{Device::CUDA, 0};
   CHECK(error_of([&] { write_npy(tmp.file("g.npy"), on_gpu); }) ==
         tmp.file("g.npy") + ": cannot write an array on a CUDA device; copy it to the host first");
+}
+
+TEST_CASE("write_npy writes through symbolic links and keeps the file's permissions") {
+  TempDir tmp;
+  HostArray a = patterned(DType::Int32, Shape{2, 2});
+  std::string file = tmp.file("data.npy"), link = tmp.file("link.npy");
+  write_npy(file, patterned(DType::Int8, Shape{1}).view());
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  fs::create_symlink("data.npy", link);
+  write_npy(link, a.view());
+  CHECK(fs::is_symlink(link));
+  CHECK(bytes_of(read_npy(file)) == bytes_of(a));
+  CHECK(fs::status(file).permissions() == (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+
+  CHECK(error_of([&] { write_npy("", a.view()); }) == "cannot write a .npy file: the file name is empty");
+  CHECK(error_of([&] { read_npy(""); }) == "cannot read a .npy file: the file name is empty");
 }
 
 TEST_CASE("bfloat16 is written as ml_dtypes writes it: descr '<V2'") {

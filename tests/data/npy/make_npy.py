@@ -165,6 +165,8 @@ def main():
     raw("shape_huge_int", "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }")
     raw("dims9", "{'descr': '|u1', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1), }", b"\0")
     raw("deep_nesting", "{'descr': '<f4', 'fortran_order': False, 'shape': " + "(" * 1000 + ")" * 1000 + "}")
+    raw("odd_key", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'a\x01\xe9': 1, }")
+    raw("long_descr", "{'descr': '<" + "f" * 100 + "', 'fortran_order': False, 'shape': (2,), }")
     raw("void2", "{'descr': '|V2', 'fortran_order': False, 'shape': (1,), }", b"\0\0")
     raw("structured", "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", b"\0" * 4)
     np.save(os.path.join(BAD, "unicode_U3.npy"), np.array(["abc", "de"]))
