@@ -279,7 +279,9 @@ Config Config::from_env(const Getenv& getenv, WarningSink warn) {
     const char* v = getenv ? getenv(name) : std::getenv(name);
     return v ? v : "";
   };
-  auto say = [&](const std::string& line) { warn ? warn(line) : stderr_sink(line); };
+  Config c;
+  c.warn = std::move(warn);
+  auto say = [&](const std::string& line) { c.warn ? c.warn(line) : stderr_sink(line); };
   auto flag = [&](const char* name, bool dflt) {
     std::string v = get(name);
     if (v.empty()) return dflt;
@@ -289,8 +291,6 @@ Config Config::from_env(const Getenv& getenv, WarningSink warn) {
     return dflt;
   };
 
-  Config c;
-  c.warn = std::move(warn);
   c.enabled = flag("CUJIT_CACHE", true);
   c.save_source = flag("CUJIT_CACHE_SAVE_SOURCE", false);
   if (std::string v = get("CUJIT_CACHE_LOCK_TIMEOUT"); !v.empty()) {
@@ -301,10 +301,14 @@ Config Config::from_env(const Getenv& getenv, WarningSink warn) {
     else
       c.lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000 + 0.5));
   }
+  auto trimmed = [](std::string d) {
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    return d;
+  };
   if (std::string d = get("CUJIT_CACHE_DIR"); !d.empty()) {
-    c.dir = d;
+    c.dir = trimmed(d);
   } else if (std::string x = get("XDG_CACHE_HOME"); !x.empty() && x[0] == '/') {
-    c.dir = x + "/cujit";  // relative values are invalid per the XDG spec
+    c.dir = trimmed(x) + "/cujit";  // relative values are invalid per the XDG spec
   } else {
     std::string home = get("HOME");
     if (home.empty()) {
@@ -314,9 +318,8 @@ Config Config::from_env(const Getenv& getenv, WarningSink warn) {
       if (::getpwuid_r(::getuid(), &pw, buf.data(), buf.size(), &found) == 0 && found && found->pw_dir)
         home = found->pw_dir;
     }
-    if (!home.empty()) c.dir = home + "/.cache/cujit";
+    if (!home.empty()) c.dir = (home == "/" ? "" : trimmed(home)) + "/.cache/cujit";
   }
-  while (c.dir.size() > 1 && c.dir.back() == '/') c.dir.pop_back();
   return c;
 }
 
