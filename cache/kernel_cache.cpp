@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <future>
 #include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -594,6 +595,12 @@ PruneResult KernelCache::prune(const PruneOptions& opts) const {
   std::sort(s.entries.begin(), s.entries.end(), [](const Scan::File& a, const Scan::File& b) {
     return a.mtime != b.mtime ? a.mtime < b.mtime : a.path < b.path;
   });
+  // Lock files of kernels never stored (their compile failed); one in use
+  // cannot be taken and stays.
+  std::set<std::string> stored;
+  for (const Scan::File& f : s.entries) stored.insert(f.path);
+  for (const Scan::File& l : s.locks)
+    if (!stored.count(l.path.substr(0, l.path.size() - 5))) remove_lock_file(l.path);
   std::uint64_t total = 0;
   for (const Scan::File& f : s.entries) total += f.size;
   for (const Scan::File& f : s.entries) {

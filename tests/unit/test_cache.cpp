@@ -1,7 +1,9 @@
 // The kernel cache (cache/): keys, the entry format, every way an entry can be
 // bad, directories that cannot be written, and compiles exactly once across
 // threads and processes.
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <ftw.h>
 #include <pwd.h>
 #include <spawn.h>
@@ -12,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -237,6 +240,8 @@ TEST_CASE("configuration comes from the environment", "[cache]") {
   };
   const std::vector<Row> rows = {
       {{{"HOME", "/h"}}, "/h/.cache/cujit", true, false, 30000, {}},
+      {{{"HOME", "/h/"}}, "/h/.cache/cujit", true, false, 30000, {}},
+      {{{"HOME", "/"}}, "/.cache/cujit", true, false, 30000, {}},
       {{{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x/"}}, "/x/cujit", true, false, 30000, {}},
       {{{"HOME", "/h"}, {"XDG_CACHE_HOME", "relative"}}, "/h/.cache/cujit", true, false, 30000, {}},
       {{{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}, {"CUJIT_CACHE_DIR", "/c//"}}, "/c", true, false, 30000, {}},
@@ -494,6 +499,53 @@ TEST_CASE("cache directory that is a regular file: memory only, one warning", "[
   TempDir tmp;
   write_bytes(tmp / "file", "not a directory");
   check_memory_only(tmp / "file", "Not a directory");
+}
+
+// Sets a file size limit (so writes fail as on a full disk) until destroyed.
+struct FileSizeLimit {
+  rlimit saved{};
+  void (*saved_handler)(int);
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &saved);
+    saved_handler = std::signal(SIGXFSZ, SIG_IGN);  // else the write kills the process
+    rlimit small = saved;
+    small.rlim_cur = bytes;
+    ::setrlimit(RLIMIT_FSIZE, &small);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, saved_handler);
+  }
+};
+
+TEST_CASE("a write that fails midway, as on a full disk: memory only, one warning, no debris", "[cache]") {
+  TempDir tmp;
+  Warnings w;
+  const std::string dir = tmp / "c";
+  KernelCache cache(config_for(dir, w));
+  const Key k2 = make_key("second", "", "sm_90", 12040);
+  std::shared_ptr<const Entry> a, b;
+  {
+    // Nothing else may write to a regular file meanwhile, so no checks in here.
+    FileSizeLimit limit(32);
+    a = cache.get_or_compile(kKey, "sm_90", [] { return kernel("one"); });
+    b = cache.get_or_compile(k2, "sm_90", [] { return kernel("two"); });
+  }
+  CHECK(same(*a, kernel("one")));
+  CHECK(same(*b, kernel("two")));
+  CHECK(w.lines == std::vector<std::string>{"cujit: warning: cannot write the kernel cache in " + dir +
+                                            ": File too large; caching in memory only"});
+  CHECK(cache.counters().disk_write_failures == 1);
+  CHECK(cache.counters().disk_writes == 0);
+  // The half-written temp file is gone; only the lock file remains.
+  const std::string shard = cache.entry_path(kKey).substr(0, cache.entry_path(kKey).rfind('/'));
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(shard.c_str())) {
+    while (dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') names.push_back(e->d_name);
+    ::closedir(d);
+  }
+  CHECK(names == std::vector<std::string>{kKey.hex() + ".lock"});
 }
 
 TEST_CASE("read-only cache directory: memory only, one warning, existing entries still used", "[cache]") {
@@ -803,6 +855,11 @@ TEST_CASE("list, verify, prune and clear the cache directory", "[cache]") {
   CHECK(cache.verify().size() == 2);
   CHECK_FALSE(exists(made[1].path));
 
+  // A compile that failed leaves a lock file and no entry; prune removes it.
+  const Key never = make_key("never", "", "sm_90", 12040);
+  CHECK_THROWS(cache.get_or_compile(never, "sm_90", []() -> Entry { throw std::runtime_error("nvrtc"); }));
+  CHECK(exists(cache.lock_path(never)));
+
   // Left: made[0] (40 days, smaller) and made[3] (10 days).
   PruneOptions by_age;
   by_age.older_than = std::chrono::hours(24 * 30);
@@ -813,6 +870,8 @@ TEST_CASE("list, verify, prune and clear the cache directory", "[cache]") {
   CHECK(r.kept_bytes == made[3].size);
   CHECK_FALSE(exists(made[0].path));
   CHECK_FALSE(exists(made[0].path + ".lock"));
+  CHECK_FALSE(exists(cache.lock_path(never)));
+  CHECK(exists(made[3].path + ".lock"));
 
   // Size: the least recently used go first.
   Key fresh = make_key("fresh", "", "sm_90", 12040);
