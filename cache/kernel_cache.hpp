@@ -124,7 +124,8 @@ class KernelCache {
   std::vector<EntryInfo> list() const;                     // headers only: cheap
   std::vector<EntryInfo> verify(bool remove_bad = false) const;  // reads and checksums everything
   // Removes entries unused for `older_than`, then the least recently used
-  // until at most `max_bytes` remain, and leftovers of crashed writers.
+  // until at most `max_bytes` remain, and leftovers: temp files of crashed
+  // writers (older than an hour) and lock files of kernels never stored.
   PruneResult prune(const PruneOptions& opts) const;
   std::uint64_t clear() const;  // removes every entry; returns how many
 
