@@ -1,6 +1,7 @@
 #include "driver.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -62,17 +63,33 @@ std::string api_error_text(const DriverApi& api, CUresult r) {
 
 // Resolves every entry point through cuGetProcAddress: plain dlsym would
 // return the oldest ABI of a symbol (cuMemAlloc rather than cuMemAlloc_v2).
-void resolve(void* lib, DriverApi& api) {
+// Where the dynamic linker found the library, for messages.
+std::string library_path(void* lib, const char* soname) {
+  struct link_map* map = nullptr;
+  if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name)
+    return map->l_name;
+  return soname;
+}
+
+void resolve(void* lib, const char* soname, DriverApi& api) {
   auto v2 = reinterpret_cast<GetProcAddressV2>(dlsym(lib, "cuGetProcAddress_v2"));
   auto v1 = reinterpret_cast<GetProcAddressV1>(dlsym(lib, "cuGetProcAddress"));
   auto get_version = reinterpret_cast<CUresult (*)(int*)>(dlsym(lib, "cuDriverGetVersion"));
   int version = 0;
-  if (get_version) get_version(&version);
+  // The toolkit ships a stub libcuda for linking; an LD_LIBRARY_PATH that
+  // reaches lib64/stubs makes it shadow the real driver, and then every call
+  // fails. Say so rather than blame the driver's age.
+  if (get_version && get_version(&version) == CUDA_ERROR_STUB_LIBRARY)
+    fail(ErrorCode::Device,
+         "no CUDA driver: {} is the CUDA toolkit's stub library, not an NVIDIA driver (is a "
+         "stubs folder on LD_LIBRARY_PATH?). cujit needs an NVIDIA driver for GPU work; CPU "
+         "paths work without it.",
+         library_path(lib, soname));
   auto too_old = [&](const std::string& what) {
     fail(ErrorCode::Device,
          "the CUDA driver is too old for cujit: {} {}; cujit was built with CUDA {}.{} and "
          "needs a driver that supports it: update the NVIDIA driver",
-         kDriverLibrary, what, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+         library_path(lib, soname), what, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
   };
   if (!v2 && !v1) too_old(fmt::format("(driver API {}) has no cuGetProcAddress", version));
   std::string missing;
@@ -124,9 +141,9 @@ std::string visible_devices_note() {
   return fmt::format(" (CUDA_VISIBLE_DEVICES={})", v);
 }
 
-void init(DriverState& s) {
-  void* lib = detail::open_driver_library(kDriverLibrary);
-  resolve(lib, s.api);
+void init(DriverState& s, const char* soname, void*& lib) {
+  lib = detail::open_driver_library(soname);
+  resolve(lib, soname, s.api);
   s.api_loaded = true;
   CUresult r = s.api.cuInit(0);
   if (r == CUDA_ERROR_NO_DEVICE) fail(ErrorCode::Device, "no CUDA device found{}", visible_devices_note());
@@ -150,8 +167,9 @@ DriverState& state() noexcept {
   static DriverState* s = nullptr;
   std::call_once(once, [] {
     auto* st = new DriverState;
+    void* lib = nullptr;  // kept open for the process's life
     try {
-      init(*st);
+      init(*st, kDriverLibrary, lib);
     } catch (const std::exception& e) {
       st->error = e.what();
       st->devices.clear();
@@ -226,6 +244,19 @@ void* open_driver_library(const char* soname) {
          soname, why ? why : "unknown reason");
   }
   return lib;
+}
+
+std::string probe_driver(const char* soname) {
+  DriverState s;
+  void* lib = nullptr;
+  std::string error;
+  try {
+    init(s, soname, lib);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (lib) dlclose(lib);
+  return error;
 }
 }  // namespace detail
 

@@ -65,6 +65,12 @@ namespace detail {
 // same "no CUDA driver: ..." error. Exposed so tests can check that message on
 // machines that do have a driver.
 void* open_driver_library(const char* soname);
+// Runs the whole loading sequence (dlopen, resolve, cuInit, device count) on
+// `soname` apart from the process-wide driver and returns why it would be
+// unusable, "" when it is usable; the library is closed again. Call it only
+// after gpu_available(): a library loaded first under the soname
+// libcuda.so.1 would be the one the real loader gets.
+std::string probe_driver(const char* soname);
 }  // namespace detail
 
 // ---------------------------------------------------------------- devices

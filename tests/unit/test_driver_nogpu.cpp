@@ -1,9 +1,11 @@
 // The driver layer on a machine without a GPU (CI): nothing may crash, every
 // GPU call must say clearly why it cannot run. On a GPU machine the
 // no-device checks skip themselves; tests/gpu covers that case.
+#include <fstream>
 #include <string>
 
 #include "catch.hpp"
+#include "compile.hpp"
 #include "cujit/error.hpp"
 #include "driver.hpp"
 
@@ -25,9 +27,11 @@ TEST_CASE("without a GPU, gpu_available is false and GPU calls throw a clear Dev
   }
   std::string reason = gpu_unavailable_reason();
   CAPTURE(reason);
-  bool no_driver = starts_with(reason, "no CUDA driver: libcuda.so.1 could not be loaded (") &&
-                   reason.find(". cujit needs an NVIDIA driver for GPU work; CPU paths work "
-                               "without it.") != std::string::npos;
+  // No libcuda at all (the usual CI case), or the toolkit's stub in its place.
+  const std::string tail =
+      ". cujit needs an NVIDIA driver for GPU work; CPU paths work without it.";
+  bool no_driver = starts_with(reason, "no CUDA driver: ") && reason.size() > tail.size() &&
+                   reason.compare(reason.size() - tail.size(), tail.size(), tail) == 0;
   bool no_device = starts_with(reason, "no CUDA device found");
   CHECK((no_driver || no_device));
 
@@ -79,4 +83,30 @@ TEST_CASE("cu_check passes success and names the failing call") {
     CAPTURE(m);
     CHECK((named || numbered));
   }
+}
+
+TEST_CASE("probing a missing driver library gives the no-driver message") {
+  gpu_available();  // the process-wide driver loads first (see probe_driver)
+  CHECK(detail::probe_driver("libcujit-no-such-driver.so.1") ==
+        "no CUDA driver: libcujit-no-such-driver.so.1 could not be loaded "
+        "(libcujit-no-such-driver.so.1: cannot open shared object file: No such file or "
+        "directory). cujit needs an NVIDIA driver for GPU work; CPU paths work without it.");
+}
+
+TEST_CASE("the toolkit's stub libcuda is recognised as no driver") {
+  gpu_available();
+  std::string stub;
+  for (const auto& inc : cuda_include_dirs())
+    for (const char* rel : {"/../lib64/stubs/libcuda.so", "/../lib/stubs/libcuda.so"})
+      if (stub.empty() && std::ifstream(inc + rel).good()) stub = inc + rel;
+  if (stub.empty()) {
+    WARN("no stub libcuda.so beside the CUDA headers: skipped");
+    return;
+  }
+  std::string m = detail::probe_driver(stub.c_str());
+  CAPTURE(stub, m);
+  CHECK(starts_with(m, "no CUDA driver: "));
+  CHECK(m.find(" is the CUDA toolkit's stub library, not an NVIDIA driver (is a stubs folder "
+               "on LD_LIBRARY_PATH?). cujit needs an NVIDIA driver for GPU work; CPU paths "
+               "work without it.") != std::string::npos);
 }
