@@ -166,7 +166,8 @@ std::string numbered(const std::string& source) {
 
 int resolve_arch(int arch) {
   if (arch > 0) return cap_arch(arch);
-  if (arch < 0) fail(ErrorCode::Usage, "invalid CUDA architecture {}: expected e.g. 90 for sm_90", arch);
+  if (arch < 0)
+    fail(ErrorCode::Usage, "invalid CUDA architecture {}: expected e.g. 90 for sm_90", arch);
   if (!gpu_available())
     fail(ErrorCode::Device,
          "no CUDA architecture given and no CUDA device to take it from: pass one, e.g. 90 "

@@ -4,6 +4,10 @@
 // the PTX it was assembled from, so a kernel costs one compile, not two: the
 // cubin is what the device runs, the PTX (for compute_XX) is what a newer GPU
 // JIT-compiles when the cubin does not fit it (see select_image in driver.hpp).
+// With NVRTC 13.0 a separate compute_XX compile costs about two thirds of an
+// sm_XX one (the front end and NVVM; ptxas is the rest), so two compiles
+// would cost ~1.6x. NVRTC releases that keep no PTX for sm_XX targets get the
+// second compile as a fallback.
 #pragma once
 #include <string>
 #include <vector>

@@ -179,6 +179,10 @@ DriverState& state() noexcept {
   return *s;
 }
 
+// The table without the usability check, for destructors: anything they
+// release was made through a usable driver, and they must not throw.
+const DriverApi& api() noexcept { return state().api; }
+
 DeviceState& device_state(int ordinal) {
   driver();
   DriverState& s = state();
@@ -309,14 +313,12 @@ ScopedContext::ScopedContext(int ordinal) {
   CU_CALL(cuCtxGetCurrent, &previous_);
   if (previous_ != want) {
     CU_CALL(cuCtxSetCurrent, want);
-    // A thread that had no context keeps ours: it saves two driver calls on
-    // every later operation of a thread that launches many kernels.
     switched_ = previous_ != nullptr;
   }
 }
 
 ScopedContext::~ScopedContext() {
-  if (switched_) driver().cuCtxSetCurrent(previous_);  // nothing useful to do on failure
+  if (switched_) api().cuCtxSetCurrent(previous_);  // nothing useful to do on failure
 }
 
 // ---------------------------------------------------------------- modules
@@ -406,7 +408,7 @@ void DeviceBuffer::release() noexcept {
   // memory is gone already and the error is ignored.
   try {
     ScopedContext ctx(device_);
-    driver().cuMemFree(ptr_);
+    api().cuMemFree(ptr_);
   } catch (...) {
   }
   ptr_ = 0;
@@ -510,7 +512,7 @@ Stream::Stream(int device) : device_(device) {
 }
 
 Stream::~Stream() {
-  if (stream_) driver().cuStreamDestroy(stream_);  // at exit the driver may be gone: ignore
+  if (stream_) api().cuStreamDestroy(stream_);  // at exit the driver may be gone: ignore
 }
 
 void Stream::synchronize() const { CU_CALL(cuStreamSynchronize, stream_); }
@@ -521,7 +523,7 @@ Event::Event(int device) : device_(device) {
 }
 
 Event::~Event() {
-  if (event_) driver().cuEventDestroy(event_);
+  if (event_) api().cuEventDestroy(event_);
 }
 
 void Event::record(CUstream stream) {

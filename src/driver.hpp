@@ -96,8 +96,10 @@ const DeviceInfo& device_info(int ordinal);
 // process's life.
 CUcontext primary_context(int ordinal);
 
-// Makes a device's primary context current for a scope and restores the
-// previous one after; cheap when it already is current.
+// Makes a device's primary context current for a scope; cheap when it already
+// is. A different context that was current is restored at scope exit; a
+// thread that had none keeps the primary context, which spares a thread that
+// launches in a loop two driver calls per launch.
 class ScopedContext {
  public:
   explicit ScopedContext(int ordinal);
