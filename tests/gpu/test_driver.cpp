@@ -210,7 +210,10 @@ TEST_CASE("pointer_info tells device memory from host memory") {
   CHECK(p.kind == PointerInfo::Device);
   CHECK(p.device == 0);
   int on_stack = 0;
-  CHECK(pointer_info(&on_stack).kind == PointerInfo::Unregistered);
+  // Plain host memory is Unregistered, or Host where the driver maps all of
+  // it (HMM, ATS): never device memory.
+  PointerInfo h = pointer_info(&on_stack);
+  CHECK((h.kind == PointerInfo::Unregistered || h.kind == PointerInfo::Host));
 }
 
 TEST_CASE("device buffers copy both ways and refuse overruns") {
