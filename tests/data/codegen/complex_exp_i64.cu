@@ -270,6 +270,8 @@ template <> struct cconst<float> {
   static __device__ __forceinline__ float log10e() { return 0.434294481903251828f; }
   static __device__ __forceinline__ float pi() { return 3.14159265358979324f; }
   static __device__ __forceinline__ float exp_ovf() { return 88.7228394f; }       // log(FLT_MAX)
+  static __device__ __forceinline__ float exp_t() { return 88.0296919f; }         // (FLT_MAX_EXP - 1) * ln 2
+  static __device__ __forceinline__ float tanh_t() { return 44.0148460f; }        // half of that
   static __device__ __forceinline__ float sqrt_big() { return 1.64e38f; }         // npy_csqrtf's THRESH, about
   static __device__ __forceinline__ float recip_eps() { return 8388608.0f; }      // 1/FLT_EPSILON
   static __device__ __forceinline__ float eps() { return 1.1920929e-7f; }
@@ -280,6 +282,8 @@ template <> struct cconst<double> {
   static __device__ __forceinline__ double log10e() { return 0.434294481903251828; }
   static __device__ __forceinline__ double pi() { return 3.14159265358979324; }
   static __device__ __forceinline__ double exp_ovf() { return 709.782712893384; }
+  static __device__ __forceinline__ double exp_t() { return 709.089565712824; }
+  static __device__ __forceinline__ double tanh_t() { return 354.544782856412; }
   static __device__ __forceinline__ double sqrt_big() { return 7.446288774449766e307; }
   static __device__ __forceinline__ double recip_eps() { return 4503599627370496.0; }
   static __device__ __forceinline__ double eps() { return 2.220446049250313e-16; }
@@ -394,13 +398,30 @@ template <class P> __device__ __forceinline__ complex<P> pow(complex<P> a, compl
   return exp(mul(b, log(a)));
 }
 
-// ---- hyperbolic and circular functions ----
+// ---- hyperbolic and circular functions (glibc's algorithms, which NumPy uses on Linux) ----
+// e^ax / 2 * (c, s) for ax beyond exp's range, where the product may still be
+// finite: scaled by e^t in steps, as glibc's csinh/ccosh.
+template <class P> __device__ __forceinline__ complex<P> half_exp_times(P ax, P c, P s) {
+  const P t = cconst<P>::exp_t(), et = ::exp(t);
+  P rx = ax - t;
+  c = mul(c, et * P(0.5));
+  s = mul(s, et * P(0.5));
+  if (rx > t) {
+    rx -= t;
+    c = mul(c, et);
+    s = mul(s, et);
+  }
+  P ev = rx > t ? inf<P>() : ::exp(rx);
+  return cpack(mul(ev, c), mul(ev, s));
+}
 template <class P> __device__ __forceinline__ complex<P> sinh(complex<P> z) {
   P x = z.re, y = z.im;
   if (isinf_(x) && !isfinite_(y)) return cpack(x, y - y);
   if (x == P(0) && !isfinite_(y)) return cpack(x, y - y);
   if (y == P(0) && !isfinite_(x)) return z;
-  return cpack(mul(::sinh(x), ::cos(y)), mul(::cosh(x), ::sin(y)));
+  P sy = ::sin(y), cy = ::cos(y);
+  if (::fabs(x) > cconst<P>::exp_t()) return half_exp_times(::fabs(x), x < P(0) ? -cy : cy, sy);
+  return cpack(mul(::sinh(x), cy), mul(::cosh(x), sy));
 }
 template <class P> __device__ __forceinline__ complex<P> cosh(complex<P> z) {
   P x = z.re, y = z.im;
@@ -408,24 +429,28 @@ template <class P> __device__ __forceinline__ complex<P> cosh(complex<P> z) {
   if (x == P(0) && !isfinite_(y)) return cpack(y - y, x);
   if (x == P(0) && y == P(0)) return cpack(P(1), y);
   if (y == P(0) && !isfinite_(x)) return cpack(::fabs(x), y);
-  return cpack(mul(::cosh(x), ::cos(y)), mul(::sinh(x), ::sin(y)));
+  P sy = ::sin(y), cy = ::cos(y);
+  if (::fabs(x) > cconst<P>::exp_t()) return half_exp_times(::fabs(x), cy, x < P(0) ? -sy : sy);
+  return cpack(mul(::cosh(x), cy), mul(::sinh(x), sy));
 }
-// Kahan's algorithm, as msun's ctanh (which NumPy uses).
+// tanh z = (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y).
 template <class P> __device__ __forceinline__ complex<P> tanh(complex<P> z) {
   P x = z.re, y = z.im;
   if (isnan_(x)) return cpack(x, y == P(0) ? y : x);
   if (isinf_(x)) return cpack(::copysign(P(1), x), ::copysign(P(0), isinf_(y) ? y : mul(::sin(y), ::cos(y))));
   if (!isfinite_(y)) return cpack(y - y, y - y);
-  if (::fabs(x) >= (sizeof(P) == 4 ? P(9) : P(22))) {
-    P e = ::exp(-::fabs(x));
-    return cpack(::copysign(P(1), x), mul(mul(mul(P(4) * ::sin(y), ::cos(y)), e), e));
+  P sy = ::sin(y), cy = ::cos(y);
+  const P t = cconst<P>::tanh_t();
+  if (::fabs(x) > t) {
+    // sinh^2 x overflows: the imaginary part is 4 sin y cos y e^(-2|x|), in two steps.
+    P e2t = ::exp(P(2) * t), ax = ::fabs(x) - t;
+    P im = mul(mul(P(4), sy), cy) / e2t;
+    im = ax > t ? im / e2t : im / ::exp(P(2) * ax);
+    return cpack(::copysign(P(1), x), im);
   }
-  P t = ::tan(y);
-  P beta = P(1) + mul(t, t);
-  P s = ::sinh(x);
-  P rho = ::sqrt(P(1) + mul(s, s));
-  P denom = P(1) + mul(mul(beta, s), s);
-  return cpack(mul(mul(beta, rho), s) / denom, t / denom);
+  P sh = ::sinh(x), ch = ::cosh(x);
+  P den = ::fabs(sh) > mul(::fabs(cy), cconst<P>::eps()) ? mul(sh, sh) + mul(cy, cy) : mul(cy, cy);
+  return cpack(mul(sh, ch) / den, mul(sy, cy) / den);
 }
 // sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz).
 template <class P> __device__ __forceinline__ complex<P> sin(complex<P> z) {
