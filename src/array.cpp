@@ -1,9 +1,12 @@
 #include "cujit/array.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
+#include "driver.hpp"
 #include "fail.hpp"
+#include "launch.hpp"
 
 namespace cujit {
 
@@ -59,6 +62,120 @@ HostArray::HostArray(DType dtype, const Shape& shape) {
   if (!p) fail(ErrorCode::Data, "out of host memory allocating {} bytes", bytes);
   buffer_ = std::shared_ptr<void>(p, std::free);
   view_.data = p;
+}
+
+// ---------------------------------------------------------------- Array
+
+namespace {
+
+std::string shape_text(const Shape& s) {
+  std::string t = "(";
+  for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
+  return t + ")";
+}
+
+// Copies a host view of any strides into contiguous host memory at `dst`.
+void pack_host(void* dst, const ArrayView& src) {
+  std::size_t item = src.itemsize();
+  std::int64_t n = src.size();
+  if (n == 0) return;
+  if (src.is_c_contiguous()) {
+    std::memcpy(dst, src.data, static_cast<std::size_t>(n) * item);
+    return;
+  }
+  auto* out = static_cast<unsigned char*>(dst);
+  const auto* base = static_cast<const unsigned char*>(src.data);
+  std::int64_t idx[kMaxDims] = {};
+  const int nd = src.shape.ndim;
+  std::int64_t off = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::memcpy(out + static_cast<std::size_t>(k) * item, base + off, item);
+    // An odometer over the multi-index keeps the byte offset without divisions.
+    for (int d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < src.shape[d]) {
+        off += src.strides[d];
+        break;
+      }
+      off -= (src.shape[d] - 1) * src.strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+Array::Array(HostArray host) : owner_(host.owner()), view_(host.view()) {
+  if (!owner_) owner_ = std::make_shared<char>(0);  // a default HostArray: keep the Array non-null
+}
+
+Array Array::empty(DType dtype, const Shape& shape, Device device) {
+  for (int k = 0; k < shape.ndim; ++k)
+    if (shape[k] < 0) fail(ErrorCode::Data, "negative extent {} in array shape", shape[k]);
+  if (device.kind == Device::CPU) return Array(HostArray(dtype, shape));
+  Array a;
+  std::size_t bytes = static_cast<std::size_t>(shape.size()) * dtype_size(dtype);
+  auto buf = std::make_shared<DeviceBuffer>(device.id, bytes);
+  a.view_.data = buf->data();
+  a.owner_ = std::move(buf);
+  a.view_.dtype = dtype;
+  a.view_.shape = shape;
+  a.view_.strides = ArrayView::contiguous_strides(shape, dtype);
+  a.view_.device = device;
+  return a;
+}
+
+Array Array::copy_of(const ArrayView& src, Device device) {
+  Array a = empty(src.dtype, src.shape, device);
+  a.copy_from(src);
+  return a;
+}
+
+Array Array::to_host() const { return copy_of(view_, Device::cpu()); }
+Array Array::to_device(int device) const { return copy_of(view_, Device::cuda(device)); }
+
+void Array::copy_from(const ArrayView& src) {
+  if (!owner_) fail(ErrorCode::Usage, "Array::copy_from into an empty Array (make it with Array::empty)");
+  if (src.dtype != view_.dtype || src.shape != view_.shape)
+    fail(ErrorCode::Usage, "Array::copy_from: the source is {} {}, this array {} {}", dtype_name(src.dtype),
+         shape_text(src.shape), dtype_name(view_.dtype), shape_text(view_.shape));
+  const std::size_t bytes = nbytes();
+  if (bytes == 0) return;
+  const bool to_host = view_.device.kind == Device::CPU;
+  if (src.device.kind == Device::CPU) {
+    if (to_host) {
+      pack_host(view_.data, src);
+    } else if (src.is_c_contiguous()) {
+      memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), src.data, bytes);
+    } else {
+      HostArray packed(src.dtype, src.shape);
+      pack_host(packed.data(), src);
+      memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), packed.data(), bytes);
+    }
+    return;
+  }
+  // The source is on a device. A strided one is packed there by a copy kernel.
+  const int from = src.device.id;
+  if (!src.is_c_contiguous()) {
+    if (!to_host && view_.device.id == from) {
+      copy_on_device(view_, src);
+      return;
+    }
+    Array packed = empty(src.dtype, src.shape, src.device);
+    copy_on_device(packed.view(), src);
+    copy_from(packed.view());
+    return;
+  }
+  const auto src_ptr = reinterpret_cast<CUdeviceptr>(src.data);
+  if (to_host) {
+    memcpy_dtoh(from, view_.data, src_ptr, bytes);
+  } else if (view_.device.id == from) {
+    memcpy_dtod(from, reinterpret_cast<CUdeviceptr>(view_.data), src_ptr, bytes);
+  } else {
+    // Between devices through the host: no peer access is assumed.
+    HostArray staging(src.dtype, src.shape);
+    memcpy_dtoh(from, staging.data(), src_ptr, bytes);
+    memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), staging.data(), bytes);
+  }
 }
 
 }  // namespace cujit

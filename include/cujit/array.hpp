@@ -1,5 +1,6 @@
 // Arrays as cujit sees them: a non-owning ArrayView (pointer, dtype, shape,
-// byte strides, device) and an owning host array. Strides are in bytes, as in
+// byte strides, device), an owning host array and an owning Array in host or
+// device memory. Strides are in bytes, as in
 // NumPy and CuPy, so any NumPy view (sliced, transposed, broadcast with stride
 // 0) can be described without a copy.
 #pragma once
@@ -17,6 +18,8 @@ inline constexpr int kMaxDims = 8;  // fixed so a view never allocates
 struct Device {
   enum Kind : std::uint8_t { CPU, CUDA } kind = CPU;
   int id = 0;
+  static Device cpu() { return Device{CPU, 0}; }
+  static Device cuda(int ordinal) { return Device{CUDA, ordinal}; }
   bool operator==(const Device& o) const { return kind == o.kind && (kind == CPU || id == o.id); }
   bool operator!=(const Device& o) const { return !(*this == o); }
 };
@@ -62,9 +65,54 @@ class HostArray {
   const void* data() const { return view_.data; }
   template <class T> T* as() { return static_cast<T*>(view_.data); }
   template <class T> const T* as() const { return static_cast<const T*>(view_.data); }
+  // What keeps the memory alive (shared with an Array made from this one).
+  const std::shared_ptr<void>& owner() const { return buffer_; }
 
  private:
   std::shared_ptr<void> buffer_;
+  ArrayView view_;
+};
+
+// An owning, C-contiguous array in host memory or in the memory of one CUDA
+// device. Copies of an Array share the memory (as std::shared_ptr does); the
+// memory is freed when the last copy goes. Transfers are synchronous: they
+// return when the data has arrived (work queued on non-blocking streams of
+// the caller is not waited for: synchronize those first).
+//
+//   Array x = Array::empty(DType::Float32, {1000}, Device{Device::CUDA, 0});
+//   x.copy_from(host_view);            // host -> device
+//   Array back = x.to_host();          // device -> host
+class Array {
+ public:
+  Array() = default;
+  // Uninitialized memory; device memory comes from cuMemAlloc.
+  static Array empty(DType dtype, const Shape& shape, Device device = {});
+  // A C-contiguous copy of `src` (any strides, any device) on `device`.
+  static Array copy_of(const ArrayView& src, Device device);
+  // Adopts a host array without copying.
+  explicit Array(HostArray host);
+
+  const ArrayView& view() const { return view_; }
+  operator const ArrayView&() const { return view_; }  // so an Array passes where a view is taken
+  DType dtype() const { return view_.dtype; }
+  const Shape& shape() const { return view_.shape; }
+  int ndim() const { return view_.shape.ndim; }
+  std::int64_t size() const { return view_.size(); }
+  std::size_t nbytes() const { return static_cast<std::size_t>(size()) * view_.itemsize(); }
+  Device device() const { return view_.device; }
+  void* data() const { return view_.data; }
+  template <class T> T* as() const { return static_cast<T*>(view_.data); }
+  // False for a default-constructed Array.
+  explicit operator bool() const { return owner_ != nullptr; }
+  const std::shared_ptr<void>& owner() const { return owner_; }
+
+  Array to_host() const;              // a host copy
+  Array to_device(int device) const;  // a copy on CUDA device `device`
+  // Copies `src` (same dtype and shape; any strides, any device) into this array.
+  void copy_from(const ArrayView& src);
+
+ private:
+  std::shared_ptr<void> owner_;
   ArrayView view_;
 };
 
