@@ -7,14 +7,18 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "check.hpp"
 #include "cujit/error.hpp"
+#include "driver.hpp"
 #include "eval.hpp"
 #include "fail.hpp"
 #include "format.hpp"
+#include "launch.hpp"
 #include "lex.hpp"
 #include "npy.hpp"
 #include "scalar.hpp"
@@ -27,7 +31,8 @@ namespace {
 struct Options {
   std::string program;
   std::vector<std::string> inputs, outputs, types;
-  bool print = false, verbose = false;
+  bool print = false, verbose = false, bench = false;
+  int bench_runs = 20;
   std::string device = "auto";
   std::string shape;
   std::uint64_t seed = 0;
@@ -57,9 +62,8 @@ std::string shape_text(const Shape& s) {
 
 // One line per output: dtype, shape and a few statistics, so a run on 10^8
 // elements does not flood the terminal.
-std::string summary(const Output& o) {
-  const HostArray& a = o.array;
-  std::string s = fmt::format("{}: {} {}", o.name, dtype_name(a.dtype()), shape_text(a.shape()));
+std::string summary(const std::string& name, const Array& a) {
+  std::string s = fmt::format("{}: {} {}", name, dtype_name(a.dtype()), shape_text(a.shape()));
   std::int64_t n = a.size();
   if (n == 0) return s + "  (empty)";
   auto at = [&](std::int64_t k) -> std::complex<double> {
@@ -112,10 +116,77 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Where to run: -1 for the CPU, else a CUDA ordinal.
+int choose_device(const std::string& d) {
+  if (d == "cpu") return -1;
+  if (d == "auto") {
+    if (gpu_available()) return 0;
+    std::fprintf(stderr, "jitrun: no usable GPU (%s); running on the CPU\n", gpu_unavailable_reason().c_str());
+    return -1;
+  }
+  std::size_t used = 0;
+  int k = -1;
+  try {
+    k = std::stoi(d, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != d.size() || k < 0) fail(ErrorCode::Usage, "--device must be auto, cpu or a CUDA device number, got '{}'", d);
+  device_info(k);  // a Device error (exit code 4) when there is no such GPU
+  return k;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// --bench: the kernel's median time from device events over `runs` launches
+// after the warm-up launch, against a device-to-device copy of the same number
+// of bytes (read + written) timed the same way in the same run.
+void bench(const GpuProgram& g, int device, const std::vector<ArrayView>& in, const std::vector<ArrayView>& out, int runs) {
+  std::uint64_t bytes = 0;
+  for (const ArrayView& v : in)
+    if (v.device.kind == Device::CUDA) bytes += static_cast<std::uint64_t>(v.size()) * v.itemsize();
+  for (const ArrayView& v : out) bytes += static_cast<std::uint64_t>(v.size()) * v.itemsize();
+  Event start(device), stop(device);
+  std::vector<double> kernel_ms, copy_ms;
+  for (int r = 0; r < runs; ++r) {
+    start.record();
+    g.launch(device, in.data(), out.data());
+    stop.record();
+    stop.synchronize();
+    kernel_ms.push_back(stop.elapsed_ms_since(start));
+  }
+  // The copy reads half the bytes and writes the other half.
+  const std::size_t half = static_cast<std::size_t>(bytes / 2);
+  DeviceBuffer src(device, half), dst(device, half);
+  src.fill_bytes(0x5a);
+  memcpy_dtod(device, dst.ptr(), src.ptr(), half, nullptr);  // warm-up
+  for (int r = 0; r < runs; ++r) {
+    start.record();
+    memcpy_dtod(device, dst.ptr(), src.ptr(), half, nullptr);
+    stop.record();
+    stop.synchronize();
+    copy_ms.push_back(stop.elapsed_ms_since(start));
+  }
+  const double k = median(kernel_ms), c = median(copy_ms);
+  auto gbs = [&](double ms) { return ms > 0 ? static_cast<double>(bytes) / (ms * 1e-3) / 1e9 : 0.0; };
+  std::printf("bench: %d runs on device %d (%s); %.1f MB read+written\n", runs, device, device_info(device).name.c_str(),
+              static_cast<double>(bytes) / 1e6);
+  std::printf("bench: kernel median %.4f ms (min %.4f, max %.4f)  %.1f GB/s\n", k,
+              *std::min_element(kernel_ms.begin(), kernel_ms.end()), *std::max_element(kernel_ms.begin(), kernel_ms.end()),
+              gbs(k));
+  std::printf("bench: device-to-device copy of the same bytes: median %.4f ms  %.1f GB/s\n", c, gbs(c));
+  std::printf("bench: kernel / copy bandwidth: %.2f\n", c > 0 && k > 0 ? c / k : 0.0);
+}
+
 int run(const Options& opt) {
   using clock = std::chrono::steady_clock;
-  if (opt.device != "auto" && opt.device != "cpu")
-    fail(ErrorCode::Usage, "--device must be auto or cpu in this build (GPU devices come with the runtime), got '{}'", opt.device);
+  const int device = choose_device(opt.device);
+  if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
+  if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
 
   std::set<std::string> raw = indexed_names(opt.program);
   std::vector<jitrun::Source> sources;
@@ -149,16 +220,15 @@ int run(const Options& opt) {
   for (const Input& in : inputs) params.push_back(Param{in.name, in.view.dtype, in.weak, in.raw});
   std::vector<OutputDecl> decl;
   for (const auto& s : specs) decl.push_back(OutputDecl{s.name, s.dtype});
-  Program program = compile_program(opt.program, params, decl);
+  auto program = std::make_shared<Program>(compile_program(opt.program, params, decl));
   double t_check = ms_since(t0);
   for (const auto& [name, path] : paths) {
     bool found = false;
     std::string all;
-    for (const Var& v : program.outputs) found = found || v.name == name, all += (all.empty() ? "" : ", ") + v.name;
+    for (const Var& v : program->outputs) found = found || v.name == name, all += (all.empty() ? "" : ", ") + v.name;
     if (!found) fail(ErrorCode::Usage, "-o {}: the program has no output '{}' (its outputs: {})", name, name, all);
   }
 
-  auto t1 = clock::now();
   // A program over raw arrays alone has no broadcast shape: --shape gives it,
   // else it takes the first raw input's, so `out = x[n - 1 - i]` reverses x.
   const Shape* shape = nullptr;
@@ -166,7 +236,7 @@ int run(const Options& opt) {
   if (!opt.shape.empty()) {
     given = jitrun::parse_shape(opt.shape);
     shape = &given;
-  } else if (!program.has_array_operand) {
+  } else if (!program->has_array_operand) {
     for (const Input& in : inputs)
       if (in.raw) {
         given = in.view.shape;
@@ -174,17 +244,78 @@ int run(const Options& opt) {
         break;
       }
   }
-  std::vector<Output> outs = evaluate_program(program, inputs, shape);
-  double t_eval = ms_since(t1);
 
-  for (const Output& o : outs) {
-    auto it = paths.find(o.name);
-    if (it != paths.end()) write_npy(it->second, o.array.view());
-    if (opt.print) std::printf("%s = %s\n", o.name.c_str(), format_array(o.array.view()).c_str());
-    else if (it == paths.end()) std::printf("%s\n", summary(o).c_str());
+  std::vector<std::pair<std::string, Array>> outs;
+  if (device < 0) {
+    auto t1 = clock::now();
+    std::vector<Output> host = evaluate_program(*program, inputs, shape);
+    double t_eval = ms_since(t1);
+    for (Output& o : host) outs.emplace_back(o.name, Array(std::move(o.array)));
+    if (opt.verbose)
+      std::fprintf(stderr, "jitrun: device cpu; parse+check %.3f ms; evaluate %.3f ms\n", t_check, t_eval);
+  } else {
+    // Arrays go to the device; scalars (weak or 0-d) are passed by value.
+    auto t1 = clock::now();
+    std::vector<Array> uploaded;
+    std::vector<ArrayView> in_views;
+    for (const Input& in : inputs) {
+      if (in.weak || (in.view.shape.ndim == 0 && !in.raw)) {
+        in_views.push_back(in.view);
+      } else {
+        uploaded.push_back(Array::copy_of(in.view, Device::cuda(device)));
+        in_views.push_back(uploaded.back().view());
+      }
+    }
+    double t_upload = ms_since(t1);
+    Shape out_shape = broadcast_shape(*program, in_views.data());
+    if (shape) {
+      if (program->has_array_operand && *shape != out_shape)
+        fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", shape_text(*shape),
+             shape_text(out_shape));
+      out_shape = *shape;
+    }
+    std::vector<Array> dev_out;
+    std::vector<ArrayView> out_views;
+    for (const Var& v : program->outputs) {
+      dev_out.push_back(Array::empty(v.dtype, out_shape, Device::cuda(device)));
+      out_views.push_back(dev_out.back().view());
+    }
+    GpuOptions go;
+    go.kernel_name = "jitrun";
+    GpuProgram g(program, go);
+    LaunchStats st;
+    auto t2 = clock::now();
+    g.launch(device, in_views, out_views, nullptr, &st);
+    synchronize(device);
+    double t_run = ms_since(t2);
+    auto t3 = clock::now();
+    for (std::size_t k = 0; k < dev_out.size(); ++k) outs.emplace_back(program->outputs[k].name, dev_out[k].to_host());
+    double t_download = ms_since(t3);
+    if (opt.verbose) {
+      const DeviceInfo& info = device_info(device);
+      std::fprintf(stderr,
+                   "jitrun: device %d (%s, sm_%d); layout %s; grid %u x block %u for %lld elements\n"
+                   "jitrun: parse+check %.3f ms; plan %.3f ms; codegen %.3f ms; compile %.3f ms (%s); load %.3f ms; "
+                   "launch %.3f ms; run (launch to sync) %.3f ms; upload %.3f ms; download %.3f ms\n",
+                   device, info.name.c_str(), info.arch(), st.layout.empty() ? "-" : st.layout.c_str(), st.grid, st.block,
+                   static_cast<long long>(st.n), t_check, st.plan_ms, st.codegen_ms, st.compile_ms,
+                   st.n == 0 ? "no launch: no elements" : st.kernel == LaunchStats::Kernel::Compiled ? "compiled"
+                                                        : st.kernel == LaunchStats::Kernel::Disk     ? "disk cache hit"
+                                                                                                     : "memory cache hit",
+                   st.load_ms, st.launch_ms, t_run, t_upload, t_download);
+    }
+    if (opt.bench) {
+      if (st.n == 0) fail(ErrorCode::Usage, "--bench: the program has no elements to time");
+      bench(g, device, in_views, out_views, opt.bench_runs);
+    }
   }
-  if (opt.verbose)
-    std::fprintf(stderr, "jitrun: device cpu; parse+check %.3f ms; evaluate %.3f ms\n", t_check, t_eval);
+
+  for (const auto& [name, a] : outs) {
+    auto it = paths.find(name);
+    if (it != paths.end()) write_npy(it->second, a.view());
+    if (opt.print) std::printf("%s = %s\n", name.c_str(), format_array(a.view()).c_str());
+    else if (it == paths.end()) std::printf("%s\n", summary(name, a).c_str());
+  }
   return 0;
 }
 
@@ -202,7 +333,9 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", opt.outputs, "NAME=PATH: write that output to a .npy file");
   app.add_option("-t,--type", opt.types, "NAME=DTYPE: declare an output's dtype");
   app.add_flag("--print", opt.print, "print outputs the way NumPy prints arrays");
-  app.add_option("--device", opt.device, "auto|cpu");
+  app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, or a CUDA device number");
+  app.add_flag("--bench", opt.bench, "time the kernel: median of the runs after a warm-up, GB/s, and a device-to-device copy of the same bytes");
+  app.add_option("--bench-runs", opt.bench_runs, "runs timed by --bench (default 20)");
   app.add_option("--shape", opt.shape, "shape of the outputs (e.g. 1000 or 3x4) when no array input gives it");
   app.add_option("--seed", opt.seed, "seed of the random generators (default 0: runs are reproducible)");
   app.add_flag("-v,--verbose", opt.verbose, "print phase timings");
