@@ -151,6 +151,9 @@ void Array::copy_from(const ArrayView& src) {
       pack_host(packed.data(), src);
       memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), packed.data(), bytes);
     }
+    // cuMemcpyHtoD from pageable memory may return before the DMA lands;
+    // work on other (non-blocking) streams must see the data.
+    synchronize(view_.device.id, nullptr);
     return;
   }
   // The source is on a device. A strided one is packed there by a copy kernel.
@@ -175,6 +178,7 @@ void Array::copy_from(const ArrayView& src) {
     HostArray staging(src.dtype, src.shape);
     memcpy_dtoh(from, staging.data(), src_ptr, bytes);
     memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), staging.data(), bytes);
+    synchronize(view_.device.id, nullptr);
   }
 }
 

@@ -187,7 +187,9 @@ struct ElementwiseKernel::Impl {
     g.arch = opt.arch;
     g.fast_math = opt.fast_math;
     g.nvrtc_options = opt.nvrtc_options;
-    g.kernel_name = name;
+    // The symbol is prefixed: a kernel named after a CUDA function (sin, max)
+    // would otherwise clash with it.
+    g.kernel_name = "cujit_" + name;
     if (opt.raw_cuda) {
       program->ast.source = operation;
       program->inputs = params;

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "driver.hpp"
+#include "gpu_util.hpp"
 
 int main(int argc, char** argv) {
   if (!cujit::gpu_available()) {
@@ -17,5 +18,7 @@ int main(int argc, char** argv) {
                 cujit::gpu_unavailable_reason().c_str());
     return 77;
   }
+  std::printf("random inputs: CUJIT_TEST_SEED=%llu (set it to replay this run)\n",
+              static_cast<unsigned long long>(cujit::gputest::run_seed()));
   return Catch::Session().run(argc, argv);
 }
