@@ -14,6 +14,7 @@
 // tolerance of the true value). Cases run on a pool of threads, all sharing
 // the kernel cache, so this also exercises concurrent compiles and launches.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -40,9 +41,16 @@ struct Report {
   std::mutex mu;
   std::vector<std::string> failures;
   std::map<std::string, int> runs;  // per variant
+  std::atomic<std::size_t> count{0};
   void fail(const std::string& s) {
     std::lock_guard<std::mutex> lock(mu);
     failures.push_back(s);
+    ++count;
+    // The first ones at once, so a run cut short still says what went wrong.
+    if (failures.size() <= 10) {
+      std::printf("FAIL %s\n", s.c_str());
+      std::fflush(stdout);
+    }
   }
   void ran(const std::string& variant) {
     std::lock_guard<std::mutex> lock(mu);
@@ -141,6 +149,15 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
   Report report;
   std::atomic<std::size_t> next{0};
   std::atomic<int> compiled_cases{0};
+  const auto t0 = std::chrono::steady_clock::now();
+  auto progress = [&] {
+    int done = compiled_cases.load();
+    if (done % 250 == 0) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("reference on GPU: %d programs in %.1f s, %zu failures so far\n", done, s, report.count.load());
+      std::fflush(stdout);
+    }
+  };
 
   auto work = [&] {
     for (;;) {
@@ -190,6 +207,7 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
       }
       run(g, "numpy", own, false, true);
       compiled_cases.fetch_add(1);
+      progress();
 
       // Random values in the case's shapes, or (N,) where every array input is
       // 1-d of one extent (the usual case), which the broadcast variants vary.
@@ -254,7 +272,9 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
   for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
   for (auto& t : pool) t.join();
 
-  std::string summary = "reference cases on the GPU: " + std::to_string(compiled_cases.load()) + " programs;";
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string summary = "reference cases on the GPU (" + std::to_string(static_cast<int>(secs)) + " s, " +
+                        std::to_string(threads) + " threads, layouts on every " + std::to_string(stride) + ". case): " + std::to_string(compiled_cases.load()) + " programs;";
   for (const auto& [v, n] : report.runs) summary += " " + v + ": " + std::to_string(n) + ";";
   summary += " failures: " + std::to_string(report.failures.size());
   std::printf("%s\n", summary.c_str());
