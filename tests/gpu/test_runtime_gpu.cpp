@@ -297,10 +297,10 @@ TEST_CASE("ElementwiseKernel: many threads call one kernel object", "[gpu][eleme
           } else {
             HostArray h = host_of<std::int32_t>({n}, [](std::int64_t q) { return static_cast<std::int32_t>(q); }, DType::Int32);
             Array out = k(dev(h), 5)[0].to_host();
-            // int32 * weak 5 is int32; minus int64 i promotes to int64.
-            if (out.dtype() != DType::Int64) ++bad;
+            // x * a - i computes in int64 (i is int64); z is T, int32.
+            if (out.dtype() != DType::Int32) ++bad;
             for (std::int64_t q = 0; q < n; ++q)
-              if (out.as<std::int64_t>()[q] != 4 * q) ++bad;
+              if (out.as<std::int32_t>()[q] != 4 * q) ++bad;
           }
         }
       } catch (const std::exception& e) {
