@@ -845,6 +845,179 @@ std::string kernel_error_message(const Program& p, const std::int64_t err[4]) {
 }
 
 // ---------------------------------------------------------------------------
+// Planning one call.
+
+namespace {
+
+std::string shape_text(const Shape& s) {
+  std::string t = "(";
+  for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
+  return t + ")";
+}
+
+bool is_c_contiguous(const Shape& shape, const Shape& strides, std::size_t item) {
+  std::int64_t want = static_cast<std::int64_t>(item);
+  for (int d = shape.ndim - 1; d >= 0; --d) {
+    if (shape[d] != 1 && strides[d] != want) return false;
+    want *= shape[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
+                       int max_vector) {
+  if (inputs.size() != p.inputs.size() || outputs.size() != p.outputs.size())
+    fail(ErrorCode::Usage, "the program has {} inputs and {} outputs, but {} and {} were given", p.inputs.size(),
+         p.outputs.size(), inputs.size(), outputs.size());
+  LaunchPlan plan;
+  // NumPy broadcasting over the array inputs (the CPU evaluator's rule and message).
+  Shape bshape;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    if (q.weak || q.raw || inputs[k].host_value) continue;
+    const Shape& t = inputs[k].shape;
+    int nd = std::max(bshape.ndim, t.ndim);
+    Shape r;
+    r.ndim = nd;
+    for (int d = 0; d < nd; ++d) {
+      int ds = d - (nd - bshape.ndim), dt = d - (nd - t.ndim);
+      std::int64_t a = ds >= 0 ? bshape[ds] : 1, b = dt >= 0 ? t[dt] : 1;
+      if (a != b && a != 1 && b != 1)
+        fail(ErrorCode::Data, "shapes do not broadcast: input '{}' has shape {} but the others give {}", q.name,
+             shape_text(t), shape_text(bshape));
+      r[d] = a == 1 ? b : a;
+    }
+    bshape = r;
+  }
+  Shape shape = outputs.empty() ? bshape : outputs[0].shape;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    if (outputs[k].shape != shape || (p.has_array_operand && outputs[k].shape != bshape))
+      fail(ErrorCode::Data, "output '{}' has shape {}, but the inputs broadcast to {}", p.outputs[k].name,
+           shape_text(outputs[k].shape), shape_text(p.has_array_operand ? bshape : shape));
+    if (outputs[k].dtype != p.outputs[k].dtype)
+      fail(ErrorCode::Data, "output '{}' is {}, but the program makes it {}", p.outputs[k].name,
+           dtype_name(outputs[k].dtype), dtype_name(p.outputs[k].dtype));
+  }
+  plan.shape = shape;
+  plan.n = shape.size();
+
+  // Byte strides of an operand in the outputs' shape (0 where it broadcasts).
+  auto aligned_strides = [&](const OperandView& v) {
+    Shape st;
+    st.ndim = shape.ndim;
+    for (int d = 0; d < shape.ndim; ++d) {
+      int dv = d - (shape.ndim - v.shape.ndim);
+      st[d] = dv >= 0 && v.shape[dv] != 1 ? v.strides[dv] : 0;
+    }
+    return st;
+  };
+  KernelLayout& l = plan.layout;
+  std::vector<Shape> strided;  // byte strides of each Strided operand, ABI order
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    std::size_t item = dtype_size(p.outputs[k].dtype);
+    if (is_c_contiguous(shape, outputs[k].strides, item)) {
+      l.outputs.push_back(Access::Contig);
+      continue;
+    }
+    Shape st = aligned_strides(outputs[k]);
+    for (int d = 0; d < shape.ndim; ++d)
+      if (shape[d] > 1 && st[d] == 0) fail(ErrorCode::Usage, "output '{}' overlaps itself (a zero stride)", p.outputs[k].name);
+    l.outputs.push_back(Access::Strided);
+    strided.push_back(st);
+  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    const OperandView& v = inputs[k];
+    if (q.weak) {
+      l.inputs.push_back(Access::Value);
+      continue;
+    }
+    if (v.dtype != q.dtype)
+      fail(ErrorCode::Data, "input '{}' is {}, but the program was checked for {}", q.name, dtype_name(v.dtype), dtype_name(q.dtype));
+    if (q.raw) {
+      if (!is_c_contiguous(v.shape, v.strides, dtype_size(q.dtype)))
+        fail(ErrorCode::Usage, "raw parameter '{}' must be C-contiguous; pass a contiguous copy", q.name);
+      l.inputs.push_back(Access::Raw);
+      continue;
+    }
+    if (v.host_value) {
+      if (v.shape.size() != 1) fail(ErrorCode::Usage, "input '{}' is passed by value but has {} elements", q.name, v.shape.size());
+      l.inputs.push_back(Access::Value);
+      continue;
+    }
+    Shape st = aligned_strides(v);
+    bool all_zero = true;
+    for (int d = 0; d < st.ndim; ++d) all_zero = all_zero && (shape[d] == 1 || st[d] == 0);
+    if (v.shape.size() == 1 || all_zero) {
+      l.inputs.push_back(Access::Uniform);
+    } else if (v.shape.size() == plan.n && is_c_contiguous(shape, st, dtype_size(q.dtype))) {
+      l.inputs.push_back(Access::Contig);
+    } else {
+      l.inputs.push_back(Access::Strided);
+      strided.push_back(st);
+    }
+  }
+
+  if (!strided.empty()) {
+    // Merge dimensions that every strided operand walks as one, drop extent-1 ones.
+    struct Dim { std::int64_t extent; std::vector<std::int64_t> st; };
+    std::vector<Dim> dims;
+    for (int d = 0; d < shape.ndim; ++d) {
+      if (shape[d] == 1) continue;
+      Dim cur{shape[d], {}};
+      for (const Shape& s : strided) cur.st.push_back(s[d]);
+      bool merge = !dims.empty();
+      for (std::size_t o = 0; merge && o < strided.size(); ++o) merge = dims.back().st[o] == cur.st[o] * cur.extent;
+      if (merge) {
+        dims.back().extent *= cur.extent;
+        dims.back().st = cur.st;
+      } else {
+        dims.push_back(cur);
+      }
+    }
+    if (dims.empty()) dims.push_back({1, std::vector<std::int64_t>(strided.size(), 0)});
+    l.kind = KernelLayout::Kind::Strided;
+    l.ndim = static_cast<int>(dims.size());
+    std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    bool wide = plan.n > limit;
+    for (std::size_t o = 0; o < strided.size(); ++o) {
+      std::int64_t reach = 0;
+      for (const Dim& d : dims) reach += (d.extent - 1) * (d.st[o] < 0 ? -d.st[o] : d.st[o]);
+      wide = wide || reach > limit;
+    }
+    l.index64 = wide;
+    std::vector<std::int64_t> ext;
+    std::vector<std::vector<std::int64_t>> rows(strided.size());
+    for (const Dim& d : dims) {
+      ext.push_back(d.extent);
+      for (std::size_t o = 0; o < strided.size(); ++o) rows[o].push_back(d.st[o]);
+    }
+    plan.layout_arg = pack_layout_arg(l, ext, rows);
+  } else {
+    l.index64 = plan.n > std::numeric_limits<std::int32_t>::max();
+    int vec = std::min(max_vec(p), std::max(1, max_vector));
+    while (vec > 1 && (vec & (vec - 1))) --vec;  // a power of two
+    auto aligned = [&](std::uintptr_t a, DType t) {
+      std::size_t need = std::min<std::size_t>(16, static_cast<std::size_t>(vec) * dtype_size(t));
+      return a % need == 0;
+    };
+    while (vec > 1) {
+      bool ok = true;
+      for (std::size_t k = 0; k < outputs.size(); ++k) ok = ok && aligned(outputs[k].address, p.outputs[k].dtype);
+      for (std::size_t k = 0; k < inputs.size(); ++k)
+        if (l.inputs[k] == Access::Contig) ok = ok && aligned(inputs[k].address, p.inputs[k].dtype);
+      if (ok) break;
+      vec /= 2;
+    }
+    l.vec = vec;
+  }
+  validate_layout(p, l);
+  return plan;
+}
+
+// ---------------------------------------------------------------------------
 // Source.
 
 std::string embedded_template(const std::string& file) {

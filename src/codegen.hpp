@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cujit/array.hpp"
 #include "cujit/dtype.hpp"
 
 namespace cujit {
@@ -91,6 +92,9 @@ void validate_layout(const Program& p, const KernelLayout& layout);
 // complex64/complex128 {float re, im} (8 bytes, align 8) / {double re, im}
 // (16 bytes, align 16). Weak scalars are int64, float64, complex128 or bool.
 // Element k of the launch is the flat C-order index i of the program.
+// Launch: a 1-d grid of any size (each thread strides by blockDim.x * gridDim.x);
+// with 32-bit indexing launch no more than 2^31 threads. Vector layouts need
+// ceil(n / vec) threads to cover n, the others n.
 struct ArgSlot {
   enum class Kind : std::uint8_t { Output, Input, InputValue, RawData, Size, Count, Layout, Error };
   Kind kind = Kind::Count;
@@ -112,6 +116,41 @@ std::vector<unsigned char> pack_layout_arg(const KernelLayout& layout, const std
 bool needs_error_slot(const Program& p);
 // The message for a failure the kernel recorded (err[0] != 0), as the CPU evaluator words it.
 std::string kernel_error_message(const Program& p, const std::int64_t err[4]);
+
+// ---- choosing the layout of one call ----
+
+// One operand as the launcher sees it.
+struct OperandView {
+  std::uintptr_t address = 0;  // device address of element 0 (its alignment decides vectorization)
+  DType dtype = DType::Float32;
+  Shape shape;
+  Shape strides;               // bytes, as ArrayView
+  bool host_value = false;     // a 0-d (size-1) input whose value the launcher holds: passed by value
+};
+
+struct LaunchPlan {
+  KernelLayout layout;
+  Shape shape;                             // the outputs' shape
+  std::int64_t n = 0;                      // its element count: the Count argument
+  std::vector<unsigned char> layout_arg;   // the Layout argument (Strided layouts), from pack_layout_arg
+};
+
+// The layout for one call, and the arguments that depend on it. Inputs and
+// outputs in program order; weak inputs are ignored (always Value) and their
+// views may be empty. Array inputs broadcast against the outputs' shape as
+// NumPy does (fail(Data) with the CPU evaluator's message where they do not;
+// the outputs must all have the broadcast shape, or any shape when the program
+// has no array operand). An input is Value when host_value, else Uniform when
+// it has one element (or all-zero strides), else Contig when it is
+// C-contiguous in the outputs' shape, else Strided; an output is Contig or
+// Strided. Raw inputs must be C-contiguous (fail(Usage): copy them first).
+// Strided layouts merge dimensions the strided operands allow and drop
+// extent-1 ones; 64-bit indexing only when n or a byte offset needs it;
+// contiguous layouts vectorize up to min(max_vec, max_vector) elements, halved
+// until every contiguous pointer is aligned to its vector size.
+// Outputs must not overlap one another or an input except element for element.
+LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
+                       int max_vector = 4);
 
 // ---- source ----
 

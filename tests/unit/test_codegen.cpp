@@ -42,13 +42,13 @@ void check_golden(const std::string& name, const std::string& source) {
     bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
     if (ea && eb) break;
     if (ea || eb || la != lb) {
-      INFO("line " << line << "\n  golden:    " << (ea ? "<end of file>" : la) << "\n  generated: " << (eb ? "<end of file>" : lb));
-      CHECK(want == source);
+      FAIL_CHECK("generated source differs from " << path << " at line " << line << "\n  golden:    "
+                                                  << (ea ? "<end of file>" : la) << "\n  generated: " << (eb ? "<end of file>" : lb));
       return;
     }
     ++line;
   }
-  CHECK(want == source);
+  FAIL_CHECK("generated source differs from " << path << " (line endings)");
 }
 
 Param in(const char* name, DType t, bool weak = false, bool raw = false) { return Param{name, t, weak, raw}; }
@@ -284,4 +284,89 @@ TEST_CASE("codegen: templates are found and unknown placeholders are bugs", "[co
     INFO(f);
     if (!e.empty()) CHECK(e == template_text(f));
   }
+}
+
+namespace {
+OperandView view(DType t, Shape shape, std::uintptr_t address = 0x10000, Shape strides = {}) {
+  OperandView v;
+  v.address = address;
+  v.dtype = t;
+  v.shape = shape;
+  v.strides = strides.ndim ? strides : ArrayView::contiguous_strides(shape, t);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("plan_launch: contiguous arrays vectorize up to the alignment", "[codegen]") {
+  Program p = compile_program("out = x * y", {in("x", DType::Float32), in("y", DType::Float32)});
+  LaunchPlan a = plan_launch(p, {view(DType::Float32, {1000}), view(DType::Float32, {1000})}, {view(DType::Float32, {1000})});
+  CHECK(a.layout.key_string() == "c.i32.v4|o:c|i:c,c");
+  CHECK(a.n == 1000);
+  CHECK(a.layout_arg.empty());
+  // An 8-byte aligned pointer allows 2 per vector; a 4-byte one none.
+  CHECK(plan_launch(p, {view(DType::Float32, {1000}, 0x10008), view(DType::Float32, {1000})}, {view(DType::Float32, {1000})})
+            .layout.vec == 2);
+  CHECK(plan_launch(p, {view(DType::Float32, {1000}, 0x10004), view(DType::Float32, {1000})}, {view(DType::Float32, {1000})})
+            .layout.vec == 1);
+  CHECK(plan_launch(p, {view(DType::Float32, {10}), view(DType::Float32, {10})}, {view(DType::Float32, {10})}, 1).layout.vec == 1);
+  // A size-1 input is read once; a 0-d host value comes by value.
+  OperandView hv = view(DType::Float32, {});
+  hv.host_value = true;
+  CHECK(plan_launch(p, {view(DType::Float32, {4, 5}), view(DType::Float32, {1, 1})}, {view(DType::Float32, {4, 5})})
+            .layout.key_string() == "c.i32.v4|o:c|i:c,u");
+  CHECK(plan_launch(p, {view(DType::Float32, {4, 5}), hv}, {view(DType::Float32, {4, 5})}).layout.key_string() ==
+        "c.i32.v4|o:c|i:c,v");
+  // Leading extent-1 dimensions do not make an array strided.
+  CHECK(plan_launch(p, {view(DType::Float32, {5}), view(DType::Float32, {1, 5})}, {view(DType::Float32, {1, 5})})
+            .layout.kind == KernelLayout::Kind::Contiguous);
+}
+
+TEST_CASE("plan_launch: broadcasting is strided with merged dimensions", "[codegen]") {
+  Program p = compile_program("out = x + y", {in("x", DType::Float64), in("y", DType::Float64)});
+  // (3,1) + (4,) -> (3,4): both inputs broadcast; the output is contiguous.
+  LaunchPlan a = plan_launch(p, {view(DType::Float64, {3, 1}), view(DType::Float64, {4})}, {view(DType::Float64, {3, 4})});
+  CHECK(a.layout.key_string() == "s.i32.d2|o:c|i:s,s");
+  CHECK(a.n == 12);
+  std::vector<unsigned char> want = pack_layout_arg(a.layout, {3, 4}, {{8, 0}, {0, 8}});
+  CHECK(a.layout_arg == want);
+  // A transposed (2,3,4) view: the inner two dimensions of x merge, y is contiguous.
+  Shape tshape{2, 3, 4};
+  OperandView x = view(DType::Float64, tshape, 0x10000, Shape{8, 64, 16});  // strides of a (3,4,2) array, transposed
+  LaunchPlan b = plan_launch(p, {x, view(DType::Float64, tshape)}, {view(DType::Float64, tshape)});
+  CHECK(b.layout.key_string() == "s.i32.d2|o:c|i:s,c");
+  CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 12}, {{8, 16}}));
+  // A strided output with an extent-1 dimension dropped.
+  OperandView o = view(DType::Float64, {4, 1, 3}, 0x10000, Shape{48, 8, 16});
+  LaunchPlan c = plan_launch(p, {view(DType::Float64, {4, 1, 3}), view(DType::Float64, {3})}, {o});
+  CHECK(c.layout.key_string() == "s.i32.d2|o:s|i:c,s");
+  CHECK(c.layout_arg == pack_layout_arg(c.layout, {4, 3}, {{48, 16}, {0, 8}}));
+  // 64-bit indexing only when an offset needs it.
+  OperandView big = view(DType::Float64, {3, 4}, 0x10000, Shape{1LL << 31, 8});
+  CHECK(plan_launch(p, {big, view(DType::Float64, {4})}, {view(DType::Float64, {3, 4})}).layout.index64);
+  CHECK_FALSE(plan_launch(p, {view(DType::Float64, {3, 4}, 0x10000, Shape{-32, 8}), view(DType::Float64, {4})},
+                          {view(DType::Float64, {3, 4})}).layout.index64);
+}
+
+TEST_CASE("plan_launch: mismatches are the evaluator's errors", "[codegen]") {
+  Program p = compile_program("out = x + y + r[0]", {in("x", DType::Int32), in("y", DType::Int32), in("r", DType::Int32, false, true)});
+  auto code = [&](const std::vector<OperandView>& ins, const std::vector<OperandView>& outs) {
+    try {
+      plan_launch(p, ins, outs);
+      return std::string("ok");
+    } catch (const Error& e) {
+      return std::to_string(static_cast<int>(e.code())) + " " + e.what();
+    }
+  };
+  OperandView r = view(DType::Int32, {6});
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {4}), r}, {view(DType::Int32, {3})}) ==
+        "3 shapes do not broadcast: input 'y' has shape (4,) but the others give (3,)");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {4})}) ==
+        "3 output 'out' has shape (4,), but the inputs broadcast to (3,)");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), view(DType::Int32, {3}, 0x10000, Shape{8})},
+             {view(DType::Int32, {3})}) == "1 raw parameter 'r' must be C-contiguous; pass a contiguous copy");
+  CHECK(code({view(DType::Float32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3})}) ==
+        "3 input 'x' is float32, but the program was checked for int32");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3}, 0x10000, Shape{0})}) ==
+        "1 output 'out' overlaps itself (a zero stride)");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3})}) == "ok");
 }

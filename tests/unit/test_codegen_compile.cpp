@@ -182,6 +182,7 @@ void compile_all(const std::vector<Job>& jobs) {
     total += results[k].ms;
     INFO(jobs[k].label << " (" << results[k].ms << " ms)\n" << results[k].log << "\n---- source ----\n" << jobs[k].source);
     CHECK(results[k].ok);
+    CHECK(results[k].log.find("warning") == std::string::npos);  // generated code compiles clean
     if (std::getenv("CUJIT_TEST_VERBOSE")) std::printf("  %-60s %8.0f ms\n", jobs[k].label.c_str(), results[k].ms);
   }
   std::printf("codegen compile: %zu kernels, %.0f ms of NVRTC time\n", jobs.size(), total);
