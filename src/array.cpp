@@ -38,6 +38,7 @@ Shape ArrayView::contiguous_strides(const Shape& shape, DType dtype) {
 }
 
 bool ArrayView::is_c_contiguous() const {
+  if (size() == 0) return true;  // an empty array has no element to misplace
   std::int64_t acc = static_cast<std::int64_t>(itemsize());
   for (int k = shape.ndim - 1; k >= 0; --k) {
     if (shape[k] != 1 && strides[k] != acc) return false;

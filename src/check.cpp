@@ -523,8 +523,8 @@ class Checker {
     const std::string& n = e.args[0]->name;
     const Param* q = find_param(n);
     if (!q) {
-      if (vars_.count(n)) error(e.args[0]->span, "'" + n + "' is not a raw parameter, so it cannot be indexed");
-      name(*e.args[0]);  // reports the unknown name
+      name(*e.args[0]);  // reports an unknown name; a known one is still not indexable
+      error(e.args[0]->span, "'" + n + "' is not a raw parameter, so it cannot be indexed");
     }
     if (!q->raw)
       error(e.args[0]->span, "'" + n + "' is not a raw parameter, so it cannot be indexed",

@@ -18,6 +18,11 @@ namespace cujit {
 // of its precision: shortest round-trip digits for bfloat16 (0.1), and NumPy's
 // per-type limit for positional notation 10**finfo.precision, which is 100
 // for bfloat16 (as it is 1000 for float16 and 1e6 for float32).
+//
+// Knowingly not NumPy: only the default print options exist (no precision,
+// linewidth, suppress, sign or legacy settings), only str() (no repr with
+// "array(...)" and a dtype), and bfloat16 as above. Errors (a view on a CUDA
+// device, a bad shape) are ErrorCode::Data.
 std::string format_array(const ArrayView& a);
 
 }  // namespace cujit

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -44,6 +45,20 @@ constexpr const char* kDescr[kNumDTypes] = {
 constexpr const char* kSupported =
     "supported: b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8 c8 c16 in either byte order, and '<V2' for bfloat16";
 
+// Text from the file for a message: control and non-ASCII bytes escaped, and
+// cut short, since a hostile file could hold a megabyte of it.
+std::string printable(std::string_view text) {
+  constexpr std::size_t kMax = 40;
+  std::string out;
+  for (std::size_t k = 0; k < text.size() && k < kMax; ++k) {
+    auto c = static_cast<unsigned char>(text[k]);
+    if (c >= 0x20 && c < 0x7f) out.push_back(static_cast<char>(c));
+    else out += fmt::format("\\x{:02x}", c);
+  }
+  if (text.size() > kMax) out += "...";
+  return out;
+}
+
 struct DescrResult {
   DType dtype;
   bool swap;  // stored big-endian
@@ -51,7 +66,7 @@ struct DescrResult {
 
 [[noreturn]] void unsupported_descr(const std::string& name, std::string_view descr) {
   std::string_view bare = descr;
-  if (!bare.empty() && std::strchr("<>|=", bare[0])) bare.remove_prefix(1);
+  if (!bare.empty() && (bare[0] == '<' || bare[0] == '>' || bare[0] == '|' || bare[0] == '=')) bare.remove_prefix(1);
   if (bare == "O")
     fail(ErrorCode::Data, "{}: object arrays (dtype '{}') are not supported; save a numeric array instead", name,
          descr);
@@ -60,7 +75,7 @@ struct DescrResult {
          "{}: unsupported dtype '{}' (raw 2-byte void); a bfloat16 array is stored as '<V2', as np.save "
          "writes ml_dtypes.bfloat16",
          name, descr);
-  fail(ErrorCode::Data, "{}: unsupported dtype '{}' ({})", name, descr, kSupported);
+  fail(ErrorCode::Data, "{}: unsupported dtype '{}' ({})", name, printable(descr), kSupported);
 }
 
 DescrResult parse_descr(const std::string& name, std::string_view descr) {
@@ -110,7 +125,7 @@ DescrResult parse_descr(const std::string& name, std::string_view descr) {
 
 struct Value {
   enum Type { String, Bool, Int, Tuple, Other } type = Other;
-  std::string text;           // String: the contents; Other: what it was, for messages
+  std::string text;           // String: the contents; Int: as written; Other: what it was
   bool boolean = false;
   std::int64_t integer = 0;
   bool negative = false;      // Int: had a minus sign
@@ -149,7 +164,8 @@ class HeaderParser {
  private:
   [[noreturn]] void syntax(const char* what) {
     if (pos_ >= s_.size())
-      fail(ErrorCode::Data, "{}: header is not a valid Python dict literal ({} but the header ended)", name_, what);
+      fail(ErrorCode::Data, "{}: header is not a valid Python dict literal ({} at the end of the header)", name_,
+           what);
     fail(ErrorCode::Data, "{}: header is not a valid Python dict literal ({} at header byte {})", name_, what,
          pos_);
   }
@@ -209,6 +225,7 @@ class HeaderParser {
     }
     v.integer = static_cast<std::int64_t>(mag);
     if (v.negative) v.integer = -v.integer;
+    v.text = std::string(s_.substr(start, pos_ - start));
     return v;
   }
 
@@ -284,7 +301,7 @@ std::string shape_str(const std::vector<Value>& dims) {
   std::string s = "(";
   for (std::size_t k = 0; k < dims.size(); ++k) {
     if (k) s += ", ";
-    s += dims[k].type == Value::Int && !dims[k].overflow ? std::to_string(dims[k].integer) : "?";
+    s += printable(dims[k].text);
   }
   if (dims.size() == 1) s += ",";
   return s + ")";
@@ -320,7 +337,7 @@ Header parse_header(std::string_view text, const std::string& name) {
                                                                                                        : nullptr;
     if (!slot)
       fail(ErrorCode::Data, "{}: header has an unexpected key '{}' (a .npy header has exactly 'descr', "
-           "'fortran_order' and 'shape')", name, key);
+           "'fortran_order' and 'shape')", name, printable(key));
     if (*slot) fail(ErrorCode::Data, "{}: header has the key '{}' twice", name, key);
     *slot = &value;
   }
@@ -560,6 +577,7 @@ HostArray parse_npy(std::string_view bytes, const std::string& name) {
 }
 
 HostArray read_npy(const std::string& path) {
+  if (path.empty()) fail(ErrorCode::Data, "cannot read a .npy file: the file name is empty");
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
   if (!f) io_error(path, "cannot open", errno);
   struct stat st;
@@ -610,6 +628,7 @@ HostArray read_npy(const std::string& path) {
 }
 
 void write_npy(const std::string& path, const ArrayView& a) {
+  if (path.empty()) fail(ErrorCode::Data, "cannot write a .npy file: the file name is empty");
   if (a.device.kind != Device::CPU)
     fail(ErrorCode::Data, "{}: cannot write an array on a CUDA device; copy it to the host first", path);
   if (a.shape.ndim < 0 || a.shape.ndim > kMaxDims)
@@ -620,24 +639,38 @@ void write_npy(const std::string& path, const ArrayView& a) {
   if (a.size() > 0 && !a.data) fail(ErrorCode::Data, "{}: cannot write an array with no data pointer", path);
   std::string header = make_header(a);
 
-  // A unique name next to the target keeps rename() within one filesystem.
+  // np.save writes through a symbolic link and keeps an existing file's
+  // permissions; replacing the file by rename() must do the same by hand.
+  std::string target = path;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
+    if (real) target = real.get();
+  }
+  bool keep_mode = ::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+
+  // A short unique name in the target's directory keeps rename() within one
+  // filesystem and atomic.
   static std::atomic<unsigned> counter{0};
+  std::size_t slash = target.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    tmp = fmt::format("{}.{}.{}.tmp", path, ::getpid(), counter++);
+    tmp = fmt::format("{}.npy-{}-{}.tmp", dir, ::getpid(), counter++);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) io_error(path, "cannot write", errno);
   }
   if (fd < 0) io_error(path, "cannot write", EEXIST);
 
-  bool ok = write_all(fd, header.data(), header.size()) && write_data(fd, a) && ::fsync(fd) == 0;
+  bool ok = (!keep_mode || ::fchmod(fd, st.st_mode & 07777) == 0) && write_all(fd, header.data(), header.size()) &&
+            write_data(fd, a) && ::fsync(fd) == 0;
   int err = ok ? 0 : errno;
   if (::close(fd) != 0 && ok) {
     ok = false;
     err = errno;
   }
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (ok && std::rename(tmp.c_str(), target.c_str()) != 0) {
     ok = false;
     err = errno;
   }

@@ -14,11 +14,13 @@ if command -v clang++ >/dev/null && echo 'extern "C" int LLVMFuzzerTestOneInput(
     clang++ -x c++ -fsanitize=fuzzer - -o /tmp/cujit-fuzzcheck 2>/dev/null; then
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUJIT_BUILD_FUZZ=ON \
     -DCUDAToolkit_ROOT="$CUDA_DIR" >/dev/null
-  cmake --build build-fuzz -j"$(nproc)" --target fuzz_frontend
-  mkdir -p build-fuzz/corpus
+  cmake --build build-fuzz -j"$(nproc)" --target fuzz_frontend fuzz_npy
+  mkdir -p build-fuzz/corpus build-fuzz/corpus_npy
+  # Front end (lexer, parser, checker, CPU evaluator) for 60 s, then the .npy reader for 20 s.
   ./build-fuzz/tests/fuzz/fuzz_frontend -max_total_time="${CUJIT_FUZZ_SECONDS:-60}" -max_len=512 \
     build-fuzz/corpus tests/fuzz/corpus
-  echo "fuzz: no crash in ${CUJIT_FUZZ_SECONDS:-60} s"
+  ./build-fuzz/tests/fuzz/fuzz_npy -max_total_time=20 -max_len=4096 build-fuzz/corpus_npy tests/fuzz/corpus_npy
+  echo "fuzz: no crash"
 else
   echo "fuzz: skipped (clang with libFuzzer is not available)"
 fi
