@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -175,13 +176,13 @@ TEST_CASE("codegen: kernel signature is the documented ABI", "[codegen]") {
   std::vector<ArgSlot> sig = kernel_signature(p, l);
   using K = ArgSlot::Kind;
   struct Want { K kind; int operand; DType dtype; std::size_t size, align; const char* name; };
-  // Two strided operands (out, j), 3 dims, 32-bit: (1 + 2) * 3 * 4 bytes.
+  // Two strided operands (out, j), 3 dims, 32-bit: (extent, magic, shift + 2 strides) * 3 * 4 bytes.
   std::vector<Want> want = {
       {K::Output, 0, DType::Complex64, 8, 8, "p_out"},    {K::Output, 1, DType::Bool, 8, 8, "p_flag"},
       {K::RawData, 0, DType::Float16, 8, 8, "p_x"},       {K::Size, 0, DType::Int64, 8, 8, "z_x"},
       {K::Input, 1, DType::Int64, 8, 8, "p_j"},           {K::Input, 2, DType::Complex64, 8, 8, "p_y"},
       {K::Size, 2, DType::Int64, 8, 8, "z_y"},            {K::InputValue, 3, DType::Float64, 8, 8, "s_s"},
-      {K::Count, -1, DType::Int64, 8, 8, "cj_n"},         {K::Layout, -1, DType::Int64, 36, 4, "cj_l"},
+      {K::Count, -1, DType::Int64, 8, 8, "cj_n"},         {K::Layout, -1, DType::Int64, 60, 4, "cj_l"},
       {K::Error, -1, DType::Int64, 8, 8, "cj_err"},
   };
   REQUIRE(sig.size() == want.size());
@@ -207,24 +208,47 @@ TEST_CASE("codegen: kernel signature is the documented ABI", "[codegen]") {
   CHECK(kernel_signature(p, l64)[9].align == 8);
 }
 
-TEST_CASE("codegen: the layout argument packs extents then stride rows", "[codegen]") {
+TEST_CASE("codegen: the layout argument packs extents, divisors, then stride rows", "[codegen]") {
   Program p = compile_program("out = x + y", {in("x", DType::Float32), in("y", DType::Float32)});
   KernelLayout l = strided_layout(p, 2);
   l.inputs[1] = Access::Uniform;  // rows: out, x
   std::vector<unsigned char> b = pack_layout_arg(l, {3, 5}, {{20, 4}, {0, -4}});
-  REQUIRE(b.size() == 4 * 2 * 3);
-  std::int32_t v[6];
+  REQUIRE(b.size() == 4 * 2 * 5);
+  std::int32_t v[10];
   std::memcpy(v, b.data(), sizeof v);
-  CHECK(v[0] == 3);
-  CHECK(v[1] == 5);
-  CHECK(v[2] == 20);
-  CHECK(v[3] == 4);
-  CHECK(v[4] == 0);
-  CHECK(v[5] == -4);
+  std::vector<std::int64_t> got(v, v + 10);
+  CHECK(got == std::vector<std::int64_t>{3, 5, 1431655766, static_cast<std::int32_t>(2576980378u), 2, 3, 20, 4, 0, -4});
+  // 64-bit layouts divide in hardware: extents and strides only.
   CHECK(pack_layout_arg(strided_layout(p, 1, true), {7}, {{4}, {4}, {8}}).size() == 8 * 4);
   CHECK_THROWS_AS(pack_layout_arg(l, {3, 5}, {{20, 4}}), Error);                  // a row missing
   CHECK_THROWS_AS(pack_layout_arg(l, {3, 5}, {{20, 4}, {0, 1LL << 33}}), Error);  // needs 64-bit
   CHECK_THROWS_AS(pack_layout_arg(contiguous_layout(p), {}, {}), Error);
+}
+
+TEST_CASE("codegen: the 32-bit divisor constants divide every index below 2^31", "[codegen]") {
+  Program p = compile_program("out = x", {in("x", DType::Float32)});
+  KernelLayout l = strided_layout(p, 1);
+  std::mt19937 rng(11);
+  std::vector<std::int64_t> extents = {1, 2, 3, 5, 7, 10, 255, 256, 641, 65535, 65536, 65537, 1000003, (1LL << 30) + 1,
+                                       (1LL << 31) - 1};
+  for (int k = 0; k < 200; ++k) extents.push_back(1 + rng() % 100000);
+  for (std::int64_t e : extents) {
+    std::vector<unsigned char> b = pack_layout_arg(l, {e}, {{4}, {4}});
+    std::uint32_t magic, shift;
+    std::memcpy(&magic, b.data() + 4, 4);
+    std::memcpy(&shift, b.data() + 8, 4);
+    auto divide = [&](std::uint32_t r) {  // the kernel's cj_q
+      std::uint32_t hi = static_cast<std::uint32_t>((static_cast<std::uint64_t>(r) * magic) >> 32);
+      return (hi + r) >> shift;
+    };
+    std::vector<std::uint32_t> rs = {0, 1, static_cast<std::uint32_t>(e - 1), static_cast<std::uint32_t>(e),
+                                     static_cast<std::uint32_t>(e + 1), 0x7fffffffu, 0x7ffffffeu};
+    for (int k = 0; k < 2000; ++k) rs.push_back(rng() & 0x7fffffffu);
+    int bad = 0;
+    for (std::uint32_t r : rs) bad += r <= 0x7fffffffu && divide(r) != r / static_cast<std::uint32_t>(e);
+    INFO("extent " << e);
+    CHECK(bad == 0);
+  }
 }
 
 TEST_CASE("codegen: layouts that do not fit the program are bugs of the caller", "[codegen]") {

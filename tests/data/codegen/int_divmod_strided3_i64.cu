@@ -211,8 +211,9 @@ extern "C" __global__ void cujit_int(cj_i32* p_q, cj_i32* p_r, cj_i32* p_s, cj_i
     cj_idx cj_rest = cj_k;
 #pragma unroll
     for (int cj_d = 3 - 1; cj_d > 0; --cj_d) {
-      const cj_idx cj_c = cj_rest % cj_l.shape[cj_d];
-      cj_rest /= cj_l.shape[cj_d];
+      const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];
+      const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
+      cj_rest = cj_q;
 #pragma unroll
       for (int cj_s = 0; cj_s < 5; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
     }
