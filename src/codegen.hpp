@@ -107,9 +107,10 @@ struct ArgSlot {
 };
 std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& layout);
 
-// Bytes of the Layout argument (the divisor constants included). `shape` has layout.ndim extents; `strides` holds,
-// for each Strided operand in ABI order, layout.ndim byte strides. fail(Internal)
-// on a count mismatch or, without index64, a value outside 32 bits.
+// Bytes of the Layout argument, the divisor constants included. `shape` has
+// layout.ndim extents; `strides` holds, for each Strided operand in ABI order,
+// layout.ndim byte strides. fail(Internal) on a count mismatch or, without
+// index64, a value outside 32 bits.
 std::vector<unsigned char> pack_layout_arg(const KernelLayout& layout, const std::vector<std::int64_t>& shape,
                                            const std::vector<std::vector<std::int64_t>>& strides);
 
