@@ -44,6 +44,7 @@ struct Expr {
   std::string name;  // Name, Call
   std::vector<std::unique_ptr<Expr>> args;
   bool parenthesized = false;
+  int depth = 1;  // height of the subtree: bounded, so recursive stages cannot overflow the stack
 
   // Literal: value, and the dtype a suffix makes it (strong), if any.
   Value value;

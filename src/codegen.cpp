@@ -788,8 +788,8 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
     std::size_t nstrided = 0;
     for (Access a : l.outputs) nstrided += a == Access::Strided;
     for (Access a : l.inputs) nstrided += a == Access::Strided;
-    std::size_t w = l.index64 ? 8 : 4;
-    s.push_back({ArgSlot::Kind::Layout, -1, DType::Int64, w * static_cast<std::size_t>(l.ndim) * (1 + nstrided), w, "cj_l"});
+    std::size_t w = l.index64 ? 8 : 4, per_dim = l.index64 ? 1 : 3;  // 32-bit: extent, magic, shift
+    s.push_back({ArgSlot::Kind::Layout, -1, DType::Int64, w * static_cast<std::size_t>(l.ndim) * (per_dim + nstrided), w, "cj_l"});
   }
   if (g.uses_err_) s.push_back({ArgSlot::Kind::Error, -1, DType::Int64, 8, 8, "cj_err"});
   return s;
@@ -821,6 +821,22 @@ std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vec
     out.insert(out.end(), b, b + 4);
   };
   for (std::int64_t e : shape) put(e, true);
+  if (!l.index64) {
+    // q = (umulhi(r, magic) + r) >> shift is r / extent for every r < 2^31 (Granlund and
+    // Montgomery; PyTorch's IntDivider): shift = ceil(log2(extent)),
+    // magic = floor(2^32 * (2^shift - extent) / extent) + 1.
+    std::vector<std::int64_t> magic, shift;
+    for (std::int64_t e : shape) {
+      std::int64_t sh = 0;
+      while (sh < 32 && (std::int64_t{1} << sh) < e) ++sh;
+      std::uint64_t m = e <= 0 ? 0 : (((std::uint64_t{1} << 32) * ((std::uint64_t{1} << sh) - static_cast<std::uint64_t>(e))) /
+                                      static_cast<std::uint64_t>(e)) + 1;
+      magic.push_back(static_cast<std::int64_t>(m));
+      shift.push_back(sh);
+    }
+    for (std::int64_t m : magic) put(m, true);
+    for (std::int64_t sh : shift) put(sh, true);
+  }
   for (const auto& row : strides) {
     if (row.size() != nd) fail(ErrorCode::Internal, "pack_layout_arg: a stride row has {} entries, the layout {}", row.size(), nd);
     for (std::int64_t st : row) put(st, false);
@@ -1205,8 +1221,17 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     vars["NDIM"] = std::to_string(l.ndim);
     vars["NSTRIDED"] = std::to_string(strided_names.size());
     vars["STRIDED_NAMES"] = join(strided_names, ", ");
-    vars["SHAPE_T"] = l.index64 ? "unsigned long long" : "unsigned int";
     vars["OFFSET_T"] = l.index64 ? "long long" : "int";
+    std::string nd = std::to_string(l.ndim), rows = "[" + std::to_string(strided_names.size()) + "][" + nd + "];  // bytes; rows: " + join(strided_names, ", ");
+    if (l.index64) {
+      vars["LAYOUT_FIELDS"] = "unsigned long long shape[" + nd + "];\nlong long stride" + rows;
+      vars["DIVIDE"] = "const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];";
+    } else {
+      // Division by an extent as a multiply-high and a shift (n < 2^31): see pack_layout_arg.
+      vars["LAYOUT_FIELDS"] = "unsigned int shape[" + nd + "];\nunsigned int magic[" + nd + "];\nunsigned int shift[" + nd +
+                              "];\nint stride" + rows;
+      vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
+    }
   }
   return render(template_text(file), vars);
 }

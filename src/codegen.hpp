@@ -78,10 +78,11 @@ void validate_layout(const Program& p, const KernelLayout& layout);
 //   3. long long cj_n: the number of elements of the launch                  [Count]
 //   4. Strided layouts: const cj_layout cj_l, by value                       [Layout]
 //        index64:  struct { unsigned long long shape[ndim]; long long stride[S][ndim]; }
-//        32-bit:   struct { unsigned int shape[ndim];       int stride[S][ndim]; }
-//      shape: the iteration extents (C order, outermost first); stride[s]: the byte
-//      strides of the s-th Strided operand, outputs first then inputs, each in
-//      program order (0 where the operand is broadcast). pack_layout_arg() builds it.
+//        32-bit:   struct { unsigned int shape[ndim], magic[ndim], shift[ndim]; int stride[S][ndim]; }
+//      shape: the iteration extents (C order, outermost first); magic/shift: each
+//      extent's divisor constants; stride[s]: the byte strides of the s-th Strided
+//      operand, outputs first then inputs, each in program order (0 where the operand
+//      is broadcast). pack_layout_arg() builds it.
 //   5. programs that can fail at run time (raw indexing, weak integer scalars that
 //      must fit an operation's type): long long* cj_err, 4 int64 in device memory
 //      that the launcher zeroes before the launch and reads after it      [Error]
@@ -106,9 +107,10 @@ struct ArgSlot {
 };
 std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& layout);
 
-// Bytes of the Layout argument. `shape` has layout.ndim extents; `strides` holds,
-// for each Strided operand in ABI order, layout.ndim byte strides. fail(Internal)
-// on a count mismatch or, without index64, a value outside 32 bits.
+// Bytes of the Layout argument, the divisor constants included. `shape` has
+// layout.ndim extents; `strides` holds, for each Strided operand in ABI order,
+// layout.ndim byte strides. fail(Internal) on a count mismatch or, without
+// index64, a value outside 32 bits.
 std::vector<unsigned char> pack_layout_arg(const KernelLayout& layout, const std::vector<std::int64_t>& shape,
                                            const std::vector<std::vector<std::int64_t>>& strides);
 

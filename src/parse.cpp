@@ -1,6 +1,8 @@
 #include "parse.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <string>
 
 #include "lex.hpp"
 
@@ -23,6 +25,11 @@ const char* op_text(Op op) {
 namespace {
 
 bool is_comparison(Op op) { return op >= Op::Lt && op <= Op::Ne; }
+
+// Every stage walks the tree recursively; these bounds keep a hostile program
+// from exhausting the stack (parser nesting, and the tree's height).
+constexpr int kMaxNesting = 200;
+constexpr int kMaxDepth = 1000;
 
 class Parser {
  public:
@@ -150,6 +157,24 @@ class Parser {
     return Op::Add;
   }
 
+  ExprPtr sized(ExprPtr e) {
+    for (const auto& a : e->args) e->depth = std::max(e->depth, a->depth + 1);
+    if (e->depth > kMaxDepth)
+      program_error(src_, e->span, "expression too deep (more than " + std::to_string(kMaxDepth) + " levels)",
+                    "split it into statements with locals");
+    return e;
+  }
+
+  struct Nest {
+    int& level;
+    Nest(int& l, Parser& p, Span at) : level(l) {
+      if (++level > kMaxNesting)
+        program_error(p.src_, at, "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
+                      "split it into statements with locals");
+    }
+    ~Nest() { --level; }
+  };
+
   ExprPtr make_binary(Op op, Span op_span, ExprPtr a, ExprPtr b) {
     auto e = std::make_unique<Expr>();
     e->kind = Expr::Binary;
@@ -158,11 +183,14 @@ class Parser {
     e->span = join(a->span, b->span);
     e->args.push_back(std::move(a));
     e->args.push_back(std::move(b));
-    return e;
+    return sized(std::move(e));
   }
 
   // expr = ternary
-  ExprPtr expr() { return ternary(); }
+  ExprPtr expr() {
+    Nest guard(nesting_, *this, peek().span);
+    return ternary();
+  }
 
   // ternary = logor ["?" ternary ":" ternary]
   ExprPtr ternary() {
@@ -185,7 +213,7 @@ class Parser {
     e->args.push_back(std::move(c));
     e->args.push_back(std::move(a));
     e->args.push_back(std::move(b));
-    return e;
+    return sized(std::move(e));
   }
 
   // Binary levels, lowest first (all left-associative):
@@ -237,6 +265,7 @@ class Parser {
       else if (t == "~") op = Op::BitNot;
       else return power();
       Span s = next().span;
+      Nest guard(nesting_, *this, s);
       ExprPtr a = unary();
       auto e = std::make_unique<Expr>();
       e->kind = Expr::Unary;
@@ -244,7 +273,7 @@ class Parser {
       e->op_span = s;
       e->span = join(s, a->span);
       e->args.push_back(std::move(a));
-      return e;
+      return sized(std::move(e));
     }
     return power();
   }
@@ -284,7 +313,7 @@ class Parser {
         }
         expect_close(Tok::RParen, ")", open);
         call->span = {e->span.begin, toks_[pos_ - 1].span.end};
-        e = std::move(call);
+        e = sized(std::move(call));
       } else if (at(Tok::LBracket)) {
         Span open = next().span;
         auto idx = std::make_unique<Expr>();
@@ -301,7 +330,7 @@ class Parser {
                         "compute the flat index, e.g. 'x[r * ncols + c]'");
         expect_close(Tok::RBracket, "]", open);
         idx->span = {idx->args[0]->span.begin, toks_[pos_ - 1].span.end};
-        e = std::move(idx);
+        e = sized(std::move(idx));
       } else {
         return e;
       }
@@ -407,6 +436,7 @@ class Parser {
   std::string_view src_;
   std::vector<Token> toks_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
 };
 
 }  // namespace

@@ -23,7 +23,7 @@ template <class T> __device__ __forceinline__ T raw_at(const T* p, long long siz
 // A weak (Python-like) integer converted to the integer type T of an
 // operation must fit in it, as a literal must at check time.
 template <class T> __device__ __forceinline__ long long fit(long long v, int dtype, long long* err) {
-  if ((long long)(T)v != v || (((T)v < T(0)) != (v < 0))) report(err, 2, dtype, v, 0);
+  if ((long long)(T)v != v || neg_((T)v) != (v < 0)) report(err, 2, dtype, v, 0);
   return v;
 }
 

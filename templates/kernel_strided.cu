@@ -7,8 +7,7 @@
 // Strided layout: extents and byte strides come by value. The multi-index of
 // an element is computed once and gives the offset of every strided operand.
 struct cj_layout {
-  {{SHAPE_T}} shape[{{NDIM}}];
-  {{OFFSET_T}} stride[{{NSTRIDED}}][{{NDIM}}];  // bytes; rows: {{STRIDED_NAMES}}
+  {{LAYOUT_FIELDS}}
 };
 
 extern "C" __global__ void {{KERNEL_NAME}}({{PARAMS}}) {
@@ -24,8 +23,9 @@ extern "C" __global__ void {{KERNEL_NAME}}({{PARAMS}}) {
     cj_idx cj_rest = cj_k;
 #pragma unroll
     for (int cj_d = {{NDIM}} - 1; cj_d > 0; --cj_d) {
-      const cj_idx cj_c = cj_rest % cj_l.shape[cj_d];
-      cj_rest /= cj_l.shape[cj_d];
+      {{DIVIDE}}
+      const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
+      cj_rest = cj_q;
 #pragma unroll
       for (int cj_s = 0; cj_s < {{NSTRIDED}}; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
     }

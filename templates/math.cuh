@@ -48,7 +48,7 @@ template <class T> __device__ __forceinline__ T fmin_(T a, T b) {
 
 template <class T> __device__ __forceinline__ T sign(T a) {
   // NaN passes through; ints and unsigned ints take the same path.
-  return a > T(0) ? T(1) : a < T(0) ? T(-1) : a == T(0) ? T(0) : a;
+  return a > T(0) ? T(1) : neg_(a) ? T(-1) : a == T(0) ? T(0) : a;
 }
 
 __device__ __forceinline__ float square(float a) { return mul(a, a); }

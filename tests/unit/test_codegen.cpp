@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,13 +43,13 @@ void check_golden(const std::string& name, const std::string& source) {
     bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
     if (ea && eb) break;
     if (ea || eb || la != lb) {
-      INFO("line " << line << "\n  golden:    " << (ea ? "<end of file>" : la) << "\n  generated: " << (eb ? "<end of file>" : lb));
-      CHECK(want == source);
+      FAIL_CHECK("generated source differs from " << path << " at line " << line << "\n  golden:    "
+                                                  << (ea ? "<end of file>" : la) << "\n  generated: " << (eb ? "<end of file>" : lb));
       return;
     }
     ++line;
   }
-  CHECK(want == source);
+  FAIL_CHECK("generated source differs from " << path << " (line endings)");
 }
 
 Param in(const char* name, DType t, bool weak = false, bool raw = false) { return Param{name, t, weak, raw}; }
@@ -175,13 +176,13 @@ TEST_CASE("codegen: kernel signature is the documented ABI", "[codegen]") {
   std::vector<ArgSlot> sig = kernel_signature(p, l);
   using K = ArgSlot::Kind;
   struct Want { K kind; int operand; DType dtype; std::size_t size, align; const char* name; };
-  // Two strided operands (out, j), 3 dims, 32-bit: (1 + 2) * 3 * 4 bytes.
+  // Two strided operands (out, j), 3 dims, 32-bit: (extent, magic, shift + 2 strides) * 3 * 4 bytes.
   std::vector<Want> want = {
       {K::Output, 0, DType::Complex64, 8, 8, "p_out"},    {K::Output, 1, DType::Bool, 8, 8, "p_flag"},
       {K::RawData, 0, DType::Float16, 8, 8, "p_x"},       {K::Size, 0, DType::Int64, 8, 8, "z_x"},
       {K::Input, 1, DType::Int64, 8, 8, "p_j"},           {K::Input, 2, DType::Complex64, 8, 8, "p_y"},
       {K::Size, 2, DType::Int64, 8, 8, "z_y"},            {K::InputValue, 3, DType::Float64, 8, 8, "s_s"},
-      {K::Count, -1, DType::Int64, 8, 8, "cj_n"},         {K::Layout, -1, DType::Int64, 36, 4, "cj_l"},
+      {K::Count, -1, DType::Int64, 8, 8, "cj_n"},         {K::Layout, -1, DType::Int64, 60, 4, "cj_l"},
       {K::Error, -1, DType::Int64, 8, 8, "cj_err"},
   };
   REQUIRE(sig.size() == want.size());
@@ -207,24 +208,47 @@ TEST_CASE("codegen: kernel signature is the documented ABI", "[codegen]") {
   CHECK(kernel_signature(p, l64)[9].align == 8);
 }
 
-TEST_CASE("codegen: the layout argument packs extents then stride rows", "[codegen]") {
+TEST_CASE("codegen: the layout argument packs extents, divisors, then stride rows", "[codegen]") {
   Program p = compile_program("out = x + y", {in("x", DType::Float32), in("y", DType::Float32)});
   KernelLayout l = strided_layout(p, 2);
   l.inputs[1] = Access::Uniform;  // rows: out, x
   std::vector<unsigned char> b = pack_layout_arg(l, {3, 5}, {{20, 4}, {0, -4}});
-  REQUIRE(b.size() == 4 * 2 * 3);
-  std::int32_t v[6];
+  REQUIRE(b.size() == 4 * 2 * 5);
+  std::int32_t v[10];
   std::memcpy(v, b.data(), sizeof v);
-  CHECK(v[0] == 3);
-  CHECK(v[1] == 5);
-  CHECK(v[2] == 20);
-  CHECK(v[3] == 4);
-  CHECK(v[4] == 0);
-  CHECK(v[5] == -4);
+  std::vector<std::int64_t> got(v, v + 10);
+  CHECK(got == std::vector<std::int64_t>{3, 5, 1431655766, static_cast<std::int32_t>(2576980378u), 2, 3, 20, 4, 0, -4});
+  // 64-bit layouts divide in hardware: extents and strides only.
   CHECK(pack_layout_arg(strided_layout(p, 1, true), {7}, {{4}, {4}, {8}}).size() == 8 * 4);
   CHECK_THROWS_AS(pack_layout_arg(l, {3, 5}, {{20, 4}}), Error);                  // a row missing
   CHECK_THROWS_AS(pack_layout_arg(l, {3, 5}, {{20, 4}, {0, 1LL << 33}}), Error);  // needs 64-bit
   CHECK_THROWS_AS(pack_layout_arg(contiguous_layout(p), {}, {}), Error);
+}
+
+TEST_CASE("codegen: the 32-bit divisor constants divide every index below 2^31", "[codegen]") {
+  Program p = compile_program("out = x", {in("x", DType::Float32)});
+  KernelLayout l = strided_layout(p, 1);
+  std::mt19937 rng(11);
+  std::vector<std::int64_t> extents = {1, 2, 3, 5, 7, 10, 255, 256, 641, 65535, 65536, 65537, 1000003, (1LL << 30) + 1,
+                                       (1LL << 31) - 1};
+  for (int k = 0; k < 200; ++k) extents.push_back(1 + rng() % 100000);
+  for (std::int64_t e : extents) {
+    std::vector<unsigned char> b = pack_layout_arg(l, {e}, {{4}, {4}});
+    std::uint32_t magic, shift;
+    std::memcpy(&magic, b.data() + 4, 4);
+    std::memcpy(&shift, b.data() + 8, 4);
+    auto divide = [&](std::uint32_t r) {  // the kernel's cj_q
+      std::uint32_t hi = static_cast<std::uint32_t>((static_cast<std::uint64_t>(r) * magic) >> 32);
+      return (hi + r) >> shift;
+    };
+    std::vector<std::uint32_t> rs = {0, 1, static_cast<std::uint32_t>(e - 1), static_cast<std::uint32_t>(e),
+                                     static_cast<std::uint32_t>(e + 1), 0x7fffffffu, 0x7ffffffeu};
+    for (int k = 0; k < 2000; ++k) rs.push_back(rng() & 0x7fffffffu);
+    int bad = 0;
+    for (std::uint32_t r : rs) bad += r <= 0x7fffffffu && divide(r) != r / static_cast<std::uint32_t>(e);
+    INFO("extent " << e);
+    CHECK(bad == 0);
+  }
 }
 
 TEST_CASE("codegen: layouts that do not fit the program are bugs of the caller", "[codegen]") {
@@ -284,4 +308,89 @@ TEST_CASE("codegen: templates are found and unknown placeholders are bugs", "[co
     INFO(f);
     if (!e.empty()) CHECK(e == template_text(f));
   }
+}
+
+namespace {
+OperandView view(DType t, Shape shape, std::uintptr_t address = 0x10000, Shape strides = {}) {
+  OperandView v;
+  v.address = address;
+  v.dtype = t;
+  v.shape = shape;
+  v.strides = strides.ndim ? strides : ArrayView::contiguous_strides(shape, t);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("plan_launch: contiguous arrays vectorize up to the alignment", "[codegen]") {
+  Program p = compile_program("out = x * y", {in("x", DType::Float32), in("y", DType::Float32)});
+  LaunchPlan a = plan_launch(p, {view(DType::Float32, {1000}), view(DType::Float32, {1000})}, {view(DType::Float32, {1000})});
+  CHECK(a.layout.key_string() == "c.i32.v4|o:c|i:c,c");
+  CHECK(a.n == 1000);
+  CHECK(a.layout_arg.empty());
+  // An 8-byte aligned pointer allows 2 per vector; a 4-byte one none.
+  CHECK(plan_launch(p, {view(DType::Float32, {1000}, 0x10008), view(DType::Float32, {1000})}, {view(DType::Float32, {1000})})
+            .layout.vec == 2);
+  CHECK(plan_launch(p, {view(DType::Float32, {1000}, 0x10004), view(DType::Float32, {1000})}, {view(DType::Float32, {1000})})
+            .layout.vec == 1);
+  CHECK(plan_launch(p, {view(DType::Float32, {10}), view(DType::Float32, {10})}, {view(DType::Float32, {10})}, 1).layout.vec == 1);
+  // A size-1 input is read once; a 0-d host value comes by value.
+  OperandView hv = view(DType::Float32, {});
+  hv.host_value = true;
+  CHECK(plan_launch(p, {view(DType::Float32, {4, 5}), view(DType::Float32, {1, 1})}, {view(DType::Float32, {4, 5})})
+            .layout.key_string() == "c.i32.v4|o:c|i:c,u");
+  CHECK(plan_launch(p, {view(DType::Float32, {4, 5}), hv}, {view(DType::Float32, {4, 5})}).layout.key_string() ==
+        "c.i32.v4|o:c|i:c,v");
+  // Leading extent-1 dimensions do not make an array strided.
+  CHECK(plan_launch(p, {view(DType::Float32, {5}), view(DType::Float32, {1, 5})}, {view(DType::Float32, {1, 5})})
+            .layout.kind == KernelLayout::Kind::Contiguous);
+}
+
+TEST_CASE("plan_launch: broadcasting is strided with merged dimensions", "[codegen]") {
+  Program p = compile_program("out = x + y", {in("x", DType::Float64), in("y", DType::Float64)});
+  // (3,1) + (4,) -> (3,4): both inputs broadcast; the output is contiguous.
+  LaunchPlan a = plan_launch(p, {view(DType::Float64, {3, 1}), view(DType::Float64, {4})}, {view(DType::Float64, {3, 4})});
+  CHECK(a.layout.key_string() == "s.i32.d2|o:c|i:s,s");
+  CHECK(a.n == 12);
+  std::vector<unsigned char> want = pack_layout_arg(a.layout, {3, 4}, {{8, 0}, {0, 8}});
+  CHECK(a.layout_arg == want);
+  // A transposed (2,3,4) view: the inner two dimensions of x merge, y is contiguous.
+  Shape tshape{2, 3, 4};
+  OperandView x = view(DType::Float64, tshape, 0x10000, Shape{8, 64, 16});  // strides of a (3,4,2) array, transposed
+  LaunchPlan b = plan_launch(p, {x, view(DType::Float64, tshape)}, {view(DType::Float64, tshape)});
+  CHECK(b.layout.key_string() == "s.i32.d2|o:c|i:s,c");
+  CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 12}, {{8, 16}}));
+  // A strided output with an extent-1 dimension dropped.
+  OperandView o = view(DType::Float64, {4, 1, 3}, 0x10000, Shape{48, 8, 16});
+  LaunchPlan c = plan_launch(p, {view(DType::Float64, {4, 1, 3}), view(DType::Float64, {3})}, {o});
+  CHECK(c.layout.key_string() == "s.i32.d2|o:s|i:c,s");
+  CHECK(c.layout_arg == pack_layout_arg(c.layout, {4, 3}, {{48, 16}, {0, 8}}));
+  // 64-bit indexing only when an offset needs it.
+  OperandView big = view(DType::Float64, {3, 4}, 0x10000, Shape{1LL << 31, 8});
+  CHECK(plan_launch(p, {big, view(DType::Float64, {4})}, {view(DType::Float64, {3, 4})}).layout.index64);
+  CHECK_FALSE(plan_launch(p, {view(DType::Float64, {3, 4}, 0x10000, Shape{-32, 8}), view(DType::Float64, {4})},
+                          {view(DType::Float64, {3, 4})}).layout.index64);
+}
+
+TEST_CASE("plan_launch: mismatches are the evaluator's errors", "[codegen]") {
+  Program p = compile_program("out = x + y + r[0]", {in("x", DType::Int32), in("y", DType::Int32), in("r", DType::Int32, false, true)});
+  auto code = [&](const std::vector<OperandView>& ins, const std::vector<OperandView>& outs) {
+    try {
+      plan_launch(p, ins, outs);
+      return std::string("ok");
+    } catch (const Error& e) {
+      return std::to_string(static_cast<int>(e.code())) + " " + e.what();
+    }
+  };
+  OperandView r = view(DType::Int32, {6});
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {4}), r}, {view(DType::Int32, {3})}) ==
+        "3 shapes do not broadcast: input 'y' has shape (4,) but the others give (3,)");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {4})}) ==
+        "3 output 'out' has shape (4,), but the inputs broadcast to (3,)");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), view(DType::Int32, {3}, 0x10000, Shape{8})},
+             {view(DType::Int32, {3})}) == "1 raw parameter 'r' must be C-contiguous; pass a contiguous copy");
+  CHECK(code({view(DType::Float32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3})}) ==
+        "3 input 'x' is float32, but the program was checked for int32");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3}, 0x10000, Shape{0})}) ==
+        "1 output 'out' overlaps itself (a zero stride)");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3})}) == "ok");
 }

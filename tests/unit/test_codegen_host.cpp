@@ -68,6 +68,7 @@ inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wtype-limits"
 #pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"  // the float16 helpers lose their asm here
 #include "../../templates/prelude.cuh"
 #include "../../templates/int_ops.cuh"
 #include "../../templates/math.cuh"

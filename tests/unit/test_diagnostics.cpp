@@ -64,3 +64,25 @@ TEST_CASE("diagnostic rendering: caret under a span, tabs kept, multi-line progr
   CHECK(render_diagnostic("a = 1\nb = c", {10, 11}, "m", "") == "error: m (line 2)\n  b = c\n      ^");
   CHECK(render_diagnostic("a = ", {4, 4}, "m", "") == "error: m\n  a = \n      ^");
 }
+
+TEST_CASE("hostile nesting is an error, not a stack overflow") {
+  const std::vector<Param> params = {{"x", DType::Float32}};
+  std::string parens = "out = " + std::string(100000, '(') + "x" + std::string(100000, ')');
+  std::string unary = "out = " + std::string(100000, '-') + "x";
+  std::string chain = "out = x";
+  for (int k = 0; k < 5000; ++k) chain += " + x";
+  for (const std::string* p : {&parens, &unary, &chain}) {
+    try {
+      compile_program(*p, params);
+      FAIL("no error raised");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::Program);
+      std::string first = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
+      CHECK((first == "error: expression nested too deeply (more than 200 levels)" ||
+             first == "error: expression too deep (more than 1000 levels)"));
+    }
+  }
+  std::string ok = "out = x";
+  for (int k = 0; k < 900; ++k) ok += " + x";
+  CHECK_NOTHROW(compile_program(ok, params));
+}

@@ -42,6 +42,15 @@ __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, 
 // branch is taken), so these are functions, not C's short-circuit operators.
 template <class T> __device__ __forceinline__ T select(bool c, T a, T b) { return c ? a : b; }
 
+// Whether a value is negative, without comparing an unsigned one with 0
+// (which compilers flag as pointless in every unsigned instantiation).
+template <class T> __device__ __forceinline__ bool neg_(T a) { return a < T(0); }
+__device__ __forceinline__ bool neg_(bool) { return false; }
+__device__ __forceinline__ bool neg_(cj_u8) { return false; }
+__device__ __forceinline__ bool neg_(cj_u16) { return false; }
+__device__ __forceinline__ bool neg_(cj_u32) { return false; }
+__device__ __forceinline__ bool neg_(cj_u64) { return false; }
+
 // The element at a byte offset from p (strided operands).
 template <class T, class O> __device__ __forceinline__ const T& at(const T* p, O off) {
   return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + off);
@@ -101,7 +110,7 @@ template <class T> __device__ __forceinline__ T fmin_(T a, T b) {
 
 template <class T> __device__ __forceinline__ T sign(T a) {
   // NaN passes through; ints and unsigned ints take the same path.
-  return a > T(0) ? T(1) : a < T(0) ? T(-1) : a == T(0) ? T(0) : a;
+  return a > T(0) ? T(1) : neg_(a) ? T(-1) : a == T(0) ? T(0) : a;
 }
 
 __device__ __forceinline__ float square(float a) { return mul(a, a); }

@@ -43,6 +43,15 @@ __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, 
 // branch is taken), so these are functions, not C's short-circuit operators.
 template <class T> __device__ __forceinline__ T select(bool c, T a, T b) { return c ? a : b; }
 
+// Whether a value is negative, without comparing an unsigned one with 0
+// (which compilers flag as pointless in every unsigned instantiation).
+template <class T> __device__ __forceinline__ bool neg_(T a) { return a < T(0); }
+__device__ __forceinline__ bool neg_(bool) { return false; }
+__device__ __forceinline__ bool neg_(cj_u8) { return false; }
+__device__ __forceinline__ bool neg_(cj_u16) { return false; }
+__device__ __forceinline__ bool neg_(cj_u32) { return false; }
+__device__ __forceinline__ bool neg_(cj_u64) { return false; }
+
 // The element at a byte offset from p (strided operands).
 template <class T, class O> __device__ __forceinline__ const T& at(const T* p, O off) {
   return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + off);
@@ -109,6 +118,8 @@ static __device__ __forceinline__ void cj_element(const float v_x, float& v_y, f
 // an element is computed once and gives the offset of every strided operand.
 struct cj_layout {
   unsigned int shape[2];
+  unsigned int magic[2];
+  unsigned int shift[2];
   int stride[2][2];  // bytes; rows: y, x
 };
 
@@ -124,8 +135,9 @@ extern "C" __global__ void cujit_half(cj_u16* p_y, cj_u16* p_z, const cj_u16* p_
     cj_idx cj_rest = cj_k;
 #pragma unroll
     for (int cj_d = 2 - 1; cj_d > 0; --cj_d) {
-      const cj_idx cj_c = cj_rest % cj_l.shape[cj_d];
-      cj_rest /= cj_l.shape[cj_d];
+      const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];
+      const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
+      cj_rest = cj_q;
 #pragma unroll
       for (int cj_s = 0; cj_s < 2; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
     }

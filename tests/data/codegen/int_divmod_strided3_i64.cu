@@ -48,6 +48,15 @@ __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, 
 // branch is taken), so these are functions, not C's short-circuit operators.
 template <class T> __device__ __forceinline__ T select(bool c, T a, T b) { return c ? a : b; }
 
+// Whether a value is negative, without comparing an unsigned one with 0
+// (which compilers flag as pointless in every unsigned instantiation).
+template <class T> __device__ __forceinline__ bool neg_(T a) { return a < T(0); }
+__device__ __forceinline__ bool neg_(bool) { return false; }
+__device__ __forceinline__ bool neg_(cj_u8) { return false; }
+__device__ __forceinline__ bool neg_(cj_u16) { return false; }
+__device__ __forceinline__ bool neg_(cj_u32) { return false; }
+__device__ __forceinline__ bool neg_(cj_u64) { return false; }
+
 // The element at a byte offset from p (strided operands).
 template <class T, class O> __device__ __forceinline__ const T& at(const T* p, O off) {
   return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + off);
@@ -76,7 +85,11 @@ template <> struct uint_of<cj_u64> { typedef cj_u64 type; };
 template <class U> struct wide_of { typedef cj_u32 type; };
 template <> struct wide_of<cj_u64> { typedef cj_u64 type; };
 
-template <class T> struct is_signed_int { static const bool value = T(-1) < T(0); };
+template <class T> struct is_signed_int { static const bool value = false; };
+template <> struct is_signed_int<cj_i8> { static const bool value = true; };
+template <> struct is_signed_int<cj_i16> { static const bool value = true; };
+template <> struct is_signed_int<cj_i32> { static const bool value = true; };
+template <> struct is_signed_int<cj_i64> { static const bool value = true; };
 template <class T> struct int_min { static const T value = T(0); };
 template <> struct int_min<cj_i8> { static const cj_i8 value = -128; };
 template <> struct int_min<cj_i16> { static const cj_i16 value = -32768; };
@@ -98,14 +111,14 @@ template <class T> __device__ __forceinline__ T wmul(T a, T b) {
 }
 template <class T> __device__ __forceinline__ T wneg(T a) { return wsub(T(0), a); }
 template <class T> __device__ __forceinline__ T isquare(T a) { return wmul(a, a); }
-template <class T> __device__ __forceinline__ T iabs(T a) { return a < T(0) ? wneg(a) : a; }
+template <class T> __device__ __forceinline__ T iabs(T a) { return neg_(a) ? wneg(a) : a; }
 
 template <class T> __device__ __forceinline__ T ifloordiv(T a, T b) {
   if (b == T(0)) return T(0);
   if (is_signed_int<T>::value) {
     if (a == int_min<T>::value && b == T(-1)) return a;  // wraps, as NumPy
     T q = (T)(a / b);
-    if ((a % b != T(0)) && ((a < T(0)) != (b < T(0)))) --q;
+    if ((a % b != T(0)) && (neg_(a) != neg_(b))) --q;
     return q;
   }
   return (T)(a / b);
@@ -115,7 +128,7 @@ template <class T> __device__ __forceinline__ T iremainder(T a, T b) {
   if (is_signed_int<T>::value) {
     if (b == T(-1)) return T(0);
     T r = (T)(a % b);
-    if (r != T(0) && ((r < T(0)) != (b < T(0)))) r = (T)(r + b);
+    if (r != T(0) && (neg_(r) != neg_(b))) r = (T)(r + b);
     return r;
   }
   return (T)(a % b);
@@ -128,7 +141,7 @@ template <class T> __device__ __forceinline__ T ifmod(T a, T b) {
 // NumPy raises for a negative exponent; a kernel gives the truncated value of
 // 1/a**-b instead: 1 for a == 1, +-1 for a == -1, else 0.
 template <class T> __device__ __forceinline__ T ipow(T a, T b) {
-  if (is_signed_int<T>::value && b < T(0)) {
+  if (neg_(b)) {
     if (a == T(1)) return T(1);
     if (a == T(-1)) return (b % T(2)) ? T(-1) : T(1);
     return T(0);
@@ -149,7 +162,7 @@ template <class T> __device__ __forceinline__ T shl(T a, T b) {
   return (T)(U)((W)(U)a << b);
 }
 template <class T> __device__ __forceinline__ T shr(T a, T b) {
-  if ((cj_u64)(cj_i64)b >= sizeof(T) * 8) return (is_signed_int<T>::value && a < T(0)) ? T(-1) : T(0);
+  if ((cj_u64)(cj_i64)b >= sizeof(T) * 8) return neg_(a) ? T(-1) : T(0);
   return (T)(a >> b);
 }
 template <class T> __device__ __forceinline__ T ireciprocal(T a) { return a == T(0) ? T(0) : (T)(T(1) / a); }
@@ -198,8 +211,9 @@ extern "C" __global__ void cujit_int(cj_i32* p_q, cj_i32* p_r, cj_i32* p_s, cj_i
     cj_idx cj_rest = cj_k;
 #pragma unroll
     for (int cj_d = 3 - 1; cj_d > 0; --cj_d) {
-      const cj_idx cj_c = cj_rest % cj_l.shape[cj_d];
-      cj_rest /= cj_l.shape[cj_d];
+      const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];
+      const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
+      cj_rest = cj_q;
 #pragma unroll
       for (int cj_s = 0; cj_s < 5; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
     }
