@@ -144,7 +144,9 @@ void Array::copy_from(const ArrayView& src) {
   if (src.device.kind == Device::CPU) {
     if (to_host) {
       pack_host(view_.data, src);
-    } else if (src.is_c_contiguous()) {
+      return;
+    }
+    if (src.is_c_contiguous()) {
       memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), src.data, bytes);
     } else {
       HostArray packed(src.dtype, src.shape);

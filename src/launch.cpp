@@ -140,7 +140,13 @@ std::vector<unsigned char> widen_layout_arg(const KernelLayout& l, const std::ve
   const auto nd = static_cast<std::size_t>(l.ndim);
   std::vector<std::int64_t> shape(nd);
   std::vector<std::vector<std::int64_t>> strides(nstrided, std::vector<std::int64_t>(nd));
+  // 32-bit: extents, then (newer ABI) each extent's magic and shift, then strides.
   std::size_t pos = 0;
+  const std::size_t words = narrow.size() / 4;
+  std::size_t skip = 0;
+  if (words == nd * (3 + nstrided)) skip = 2 * nd;
+  else if (words != nd * (1 + nstrided))
+    fail(ErrorCode::Internal, "force_index64: a {}-byte layout argument does not fit layout {}", narrow.size(), l.key_string());
   auto get = [&](bool is_signed) -> std::int64_t {
     std::uint32_t u;
     std::memcpy(&u, narrow.data() + pos, 4);
@@ -148,6 +154,7 @@ std::vector<unsigned char> widen_layout_arg(const KernelLayout& l, const std::ve
     return is_signed ? static_cast<std::int64_t>(static_cast<std::int32_t>(u)) : static_cast<std::int64_t>(u);
   };
   for (auto& e : shape) e = get(false);
+  pos += 4 * skip;
   for (auto& row : strides)
     for (auto& s : row) s = get(true);
   return pack_layout_arg(l, shape, strides);

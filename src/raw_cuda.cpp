@@ -117,9 +117,15 @@ std::string render_raw_cuda(const RawCudaKernel& k, const Program& p, const Kern
          "  return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + off);\n}\n\n";
   const char* index_t = l.index64 ? "unsigned long long" : "unsigned int";
   const char* offset_t = l.index64 ? "long long" : "int";
-  if (strided)
-    src += fmt::format("struct cj_layout {{\n  {} shape[{}];\n  {} stride[{}][{}];\n}};\n\n", index_t, l.ndim, offset_t,
-                       nstrided, l.ndim);
+  // The Layout argument's struct, as kernel_signature documents it: 32-bit
+  // layouts carry each extent's divisor constants too.
+  if (strided && l.index64)
+    src += fmt::format("struct cj_layout {{\n  unsigned long long shape[{0}];\n  long long stride[{1}][{0}];\n}};\n\n", l.ndim,
+                       nstrided);
+  else if (strided)
+    src += fmt::format(
+        "struct cj_layout {{\n  unsigned int shape[{0}], magic[{0}], shift[{0}];\n  int stride[{1}][{0}];\n}};\n\n", l.ndim,
+        nstrided);
   std::string joined;
   for (std::size_t s = 0; s < params.size(); ++s) joined += (s ? ", " : "") + params[s];
   src += fmt::format("extern \"C\" __global__ void {}({}) {{\n", kernel_name, joined);
@@ -130,7 +136,9 @@ std::string render_raw_cuda(const RawCudaKernel& k, const Program& p, const Kern
     src += fmt::format("    {} cj_o[{}] = {{}};\n", offset_t, nstrided);
     src += "    cj_idx cj_rest = cj_k;\n";
     src += fmt::format("    for (int cj_d = {} - 1; cj_d > 0; --cj_d) {{\n", l.ndim);
-    src += "      const cj_idx cj_c = cj_rest % cj_l.shape[cj_d];\n      cj_rest /= cj_l.shape[cj_d];\n";
+    src += l.index64 ? "      const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];\n"
+                     : "      const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];\n";
+    src += "      const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];\n      cj_rest = cj_q;\n";
     src += fmt::format("      for (int cj_s = 0; cj_s < {}; ++cj_s) cj_o[cj_s] += ({})cj_c * cj_l.stride[cj_s][cj_d];\n    }}\n",
                        nstrided, offset_t);
     src += fmt::format("    for (int cj_s = 0; cj_s < {}; ++cj_s) cj_o[cj_s] += ({})cj_rest * cj_l.stride[cj_s][0];\n", nstrided,

@@ -325,6 +325,9 @@ TEST_CASE("raw CUDA renderer: kernels compile with NVRTC for every layout kind",
     CompiledKernel ck = compile_cuda(src, "rawk", co);
     CHECK_FALSE(ck.cubin.empty());
   }
+  // The Layout struct is the ABI's: 32-bit layouts carry divisor constants.
+  CHECK(render_raw_cuda(k, p, layouts[2], "rawk").find("magic[3]") != std::string::npos);
+  CHECK(render_raw_cuda(k, p, layouts[3], "rawk").find("magic[") == std::string::npos);
   // The user's own mistake is visible in the source with the operation marked.
   std::string src = render_raw_cuda(k, p, layouts[0], "rawk");
   CHECK(src.find("// ---- operation ----") != std::string::npos);
