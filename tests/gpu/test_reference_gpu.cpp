@@ -6,6 +6,8 @@
 //
 //   CUJIT_GPU_REF_STRIDE=k  run the non-contiguous layouts on every k-th case
 //                           (default 4; 1 = all); contiguous runs on all
+//   CUJIT_GPU_REF_SAMPLE=k  only every k-th case at all (for slow tools such as
+//                           compute-sanitizer; default 1)
 //   CUJIT_TEST_SEED=s       replay a run's random inputs
 //
 // Comparisons (values_match): against NumPy with the case's tolerance (the
@@ -146,6 +148,8 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
   static const std::vector<ref::RefCase> cases = ref::load_eval_cases(kData + "/eval_cases.txt");
   int stride = 4;
   if (const char* e = std::getenv("CUJIT_GPU_REF_STRIDE")) stride = std::max(1, std::atoi(e));
+  std::size_t sample = 1;
+  if (const char* e = std::getenv("CUJIT_GPU_REF_SAMPLE")) sample = static_cast<std::size_t>(std::max(1, std::atoi(e)));
   Report report;
   std::atomic<std::size_t> next{0};
   std::atomic<int> compiled_cases{0};
@@ -164,7 +168,7 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
       std::size_t idx = next.fetch_add(1);
       if (idx >= cases.size()) return;
       const ref::RefCase& c = cases[idx];
-      if (c.error) continue;
+      if (c.error || idx % sample != 0) continue;
       std::mt19937_64 rng(run_seed() ^ (0x9e3779b97f4a7c15ull * (idx + 1)));
       auto where = [&](const std::string& variant) {
         return "case " + c.id + " (eval_cases.txt:" + std::to_string(c.line) + ") [" + variant + "] " + c.program;
