@@ -8,6 +8,7 @@
 //                           (default 4; 1 = all); contiguous runs on all
 //   CUJIT_GPU_REF_SAMPLE=k  only every k-th case at all (for slow tools such as
 //                           compute-sanitizer; default 1)
+//   CUJIT_GPU_REF_FAILURES=path  write every failure there
 //   CUJIT_TEST_SEED=s       replay a run's random inputs
 //
 // Comparisons (values_match): against NumPy with the case's tolerance (the
@@ -283,5 +284,11 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
   summary += " failures: " + std::to_string(report.failures.size());
   std::printf("%s\n", summary.c_str());
   for (std::size_t k = 0; k < report.failures.size() && k < 40; ++k) std::printf("FAIL %s\n", report.failures[k].c_str());
+  if (const char* path = std::getenv("CUJIT_GPU_REF_FAILURES")) {  // every failure, for a closer look
+    if (FILE* f = std::fopen(path, "w")) {
+      for (const auto& line : report.failures) std::fprintf(f, "FAIL %s\n", line.c_str());
+      std::fclose(f);
+    }
+  }
   CHECK(report.failures.empty());
 }
