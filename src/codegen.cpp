@@ -1,0 +1,1239 @@
+#include "codegen.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string_view>
+
+#include "check.hpp"
+#include "cujit/array.hpp"
+#include "fail.hpp"
+#include "scalar.hpp"
+
+namespace cujit {
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Templates: the source tree at run time, or the copies embedded at build time.
+
+struct EmbeddedTemplate {
+  const char* name;
+  const char* text;
+};
+
+#ifdef CUJIT_EMBEDDED_TEMPLATES
+// cmake/embed.cmake writes one {"name", R"...(text)..."} entry per template file.
+constexpr EmbeddedTemplate kEmbedded[] = {
+#include "cujit_templates.inc"
+    {nullptr, nullptr},
+};
+#else
+constexpr EmbeddedTemplate kEmbedded[] = {{nullptr, nullptr}};
+#endif
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream s;
+  s << f.rdbuf();
+  out = s.str();
+  return true;
+}
+
+std::string load_template(const std::string& file) {
+  std::string text;
+  if (const char* dir = std::getenv("CUJIT_TEMPLATE_DIR"); dir && *dir && read_file(std::string(dir) + "/" + file, text))
+    return text;
+#ifdef CUJIT_TEMPLATE_DIR
+  if (read_file(std::string(CUJIT_TEMPLATE_DIR) + "/" + file, text)) return text;
+#endif
+  for (const EmbeddedTemplate& t : kEmbedded)
+    if (t.name && file == t.name) return t.text;
+  fail(ErrorCode::Internal, "kernel template '{}' not found (set CUJIT_TEMPLATE_DIR to the templates/ directory)", file);
+}
+
+// Fills {{NAME}} placeholders. A placeholder alone on its line takes that
+// line's indentation for every line of its value, and an empty value removes
+// the line, so multi-line snippets stay readable.
+std::string render(const std::string& tpl, const std::map<std::string, std::string>& vars) {
+  auto lookup = [&](const std::string& key) -> const std::string& {
+    auto it = vars.find(key);
+    if (it == vars.end()) fail(ErrorCode::Internal, "kernel template uses unknown placeholder {{{{{}}}}}", key);
+    return it->second;
+  };
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < tpl.size()) {
+    std::size_t eol = tpl.find('\n', pos);
+    std::string line = tpl.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    pos = eol == std::string::npos ? tpl.size() : eol + 1;
+    std::size_t ind = line.find_first_not_of(' ');
+    if (ind != std::string::npos && line.compare(ind, 2, "{{") == 0 && line.size() >= 4 &&
+        line.compare(line.size() - 2, 2, "}}") == 0 && line.find("{{", ind + 2) == std::string::npos) {
+      const std::string& value = lookup(line.substr(ind + 2, line.size() - ind - 4));
+      if (value.empty()) continue;
+      std::string pad(ind, ' ');
+      std::size_t vp = 0;
+      while (vp < value.size()) {
+        std::size_t ve = value.find('\n', vp);
+        std::string vl = value.substr(vp, ve == std::string::npos ? std::string::npos : ve - vp);
+        out += vl.empty() ? vl : pad + vl;
+        out += '\n';
+        vp = ve == std::string::npos ? value.size() : ve + 1;
+      }
+      continue;
+    }
+    std::size_t at = 0;
+    while (true) {
+      std::size_t b = line.find("{{", at);
+      if (b == std::string::npos) break;
+      std::size_t e = line.find("}}", b + 2);
+      if (e == std::string::npos) break;
+      const std::string& value = lookup(line.substr(b + 2, e - b - 2));
+      line.replace(b, e + 2 - b, value);
+      at = b + value.size();
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Types and literals.
+
+enum Group { kPrelude, kHalf, kIntOps, kMath, kCast, kComplex, kComplexMath, kChecks, kNumGroups };
+constexpr const char* kGroupFile[kNumGroups] = {"prelude.cuh", "half.cuh",    "int_ops.cuh",      "math.cuh",
+                                                "cast.cuh",    "complex.cuh", "complex_math.cuh", "checks.cuh"};
+
+// The C type a value of this dtype is computed in (16-bit floats: float).
+std::string ctype(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::Int8: return "cj_i8";
+    case DType::Int16: return "cj_i16";
+    case DType::Int32: return "cj_i32";
+    case DType::Int64: return "cj_i64";
+    case DType::UInt8: return "cj_u8";
+    case DType::UInt16: return "cj_u16";
+    case DType::UInt32: return "cj_u32";
+    case DType::UInt64: return "cj_u64";
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Complex64: return "cj::c64";
+    case DType::Complex128: return "cj::c128";
+  }
+  return "?";
+}
+
+// The C type an element of this dtype is stored as in memory and in kernel arguments.
+std::string stype(DType t) { return is_half(t) ? "cj_u16" : ctype(t); }
+
+DType compute_dtype(DType t) { return is_half(t) ? DType::Float32 : t; }
+DType real_of(DType t) { return t == DType::Complex64 ? DType::Float32 : t == DType::Complex128 ? DType::Float64 : t; }
+
+std::string paren_neg(std::string s) { return !s.empty() && s[0] == '-' ? "(" + s + ")" : s; }
+
+std::string lit_f32(float f) {
+  if (!std::isfinite(f)) return fmt::format("__uint_as_float(0x{:08x}u)", f32_bits(f));
+  std::string s = fmt::format("{}", f);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return paren_neg(s + "f");
+}
+
+std::string lit_f64(double d) {
+  if (!std::isfinite(d)) {
+    std::uint64_t b;
+    std::memcpy(&b, &d, 8);
+    return fmt::format("__longlong_as_double((long long)0x{:016x}ULL)", b);
+  }
+  std::string s = fmt::format("{}", d);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return paren_neg(s);
+}
+
+std::string lit_int(std::int64_t v, DType t) {
+  switch (t) {
+    case DType::Int8: case DType::Int16: case DType::UInt8: case DType::UInt16:
+      return "(" + ctype(t) + ")" + paren_neg(std::to_string(v));
+    case DType::Int32:
+      if (v == -2147483648LL) return "(-2147483647 - 1)";
+      return paren_neg(std::to_string(v));
+    case DType::Int64:
+      if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807LL - 1)";
+      return paren_neg(std::to_string(v) + "LL");
+    default: return "?";
+  }
+}
+
+std::string emit(bool v) { return v ? "true" : "false"; }
+std::string emit(std::int8_t v) { return lit_int(v, DType::Int8); }
+std::string emit(std::int16_t v) { return lit_int(v, DType::Int16); }
+std::string emit(std::int32_t v) { return lit_int(v, DType::Int32); }
+std::string emit(std::int64_t v) { return lit_int(v, DType::Int64); }
+std::string emit(std::uint8_t v) { return lit_int(v, DType::UInt8); }
+std::string emit(std::uint16_t v) { return lit_int(v, DType::UInt16); }
+std::string emit(std::uint32_t v) { return std::to_string(v) + "u"; }
+std::string emit(std::uint64_t v) { return std::to_string(v) + "ULL"; }
+std::string emit(scalar::Half v) { return lit_f32(half_to_float(v.bits)); }
+std::string emit(scalar::BF16 v) { return lit_f32(bfloat16_to_float(v.bits)); }
+std::string emit(float v) { return lit_f32(v); }
+std::string emit(double v) { return lit_f64(v); }
+std::string emit(std::complex<float> v) { return "cj::cpack(" + lit_f32(v.real()) + ", " + lit_f32(v.imag()) + ")"; }
+std::string emit(std::complex<double> v) { return "cj::cpack(" + lit_f64(v.real()) + ", " + lit_f64(v.imag()) + ")"; }
+
+// Calls f(T{}) with the host C++ type of a dtype (as the CPU evaluator's).
+template <class F> void visit_dtype(DType t, F&& f) {
+  switch (t) {
+    case DType::Bool: return f(bool{});
+    case DType::Int8: return f(std::int8_t{});
+    case DType::Int16: return f(std::int16_t{});
+    case DType::Int32: return f(std::int32_t{});
+    case DType::Int64: return f(std::int64_t{});
+    case DType::UInt8: return f(std::uint8_t{});
+    case DType::UInt16: return f(std::uint16_t{});
+    case DType::UInt32: return f(std::uint32_t{});
+    case DType::UInt64: return f(std::uint64_t{});
+    case DType::Float16: return f(scalar::Half{});
+    case DType::BFloat16: return f(scalar::BF16{});
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    case DType::Complex64: return f(std::complex<float>{});
+    case DType::Complex128: return f(std::complex<double>{});
+  }
+}
+
+template <class T> T value_as(const Value& v) {
+  using scalar::cast;
+  if (v.kind == Value::Bool) return cast<T>(v.b);
+  if (v.kind == Value::Int) return v.big ? cast<T>(v.u) : cast<T>(v.i);
+  if (v.kind == Value::Float) return cast<T>(v.f);
+  return cast<T>(v.c);
+}
+
+// The dtype of the value an expression evaluates to (an integer literal above
+// INT64_MAX is a uint64, as the CPU evaluator reads it).
+DType value_dtype(const Expr& e) {
+  if (e.folded && e.value.kind == Value::Int && e.value.big) return DType::UInt64;
+  return e.type;
+}
+
+bool is_cmp(std::string_view f) { return f == "<" || f == "<=" || f == ">" || f == ">=" || f == "==" || f == "!="; }
+
+// Comments carry user text: keep it on one line and free of line splices.
+std::string comment_text(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') out += ' ';
+    else if (c == '\\') out += '/';
+    else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) out += '?';
+    else out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+char access_letter(Access a) {
+  switch (a) {
+    case Access::Contig: return 'c';
+    case Access::Strided: return 's';
+    case Access::Uniform: return 'u';
+    case Access::Value: return 'v';
+    case Access::Raw: return 'r';
+  }
+  return '?';
+}
+
+const char* access_name(Access a) {
+  switch (a) {
+    case Access::Contig: return "contiguous";
+    case Access::Strided: return "strided";
+    case Access::Uniform: return "one element, broadcast";
+    case Access::Value: return "by value";
+    case Access::Raw: return "raw";
+  }
+  return "?";
+}
+
+// Names in the source: user names get a prefix, so that they can never clash
+// with C++ keywords or cujit's own names (cj_*, loop variables).
+std::string val_name(const std::string& n) { return "v_" + n; }
+std::string ptr_name(const std::string& n) { return "p_" + n; }
+std::string arg_name(const std::string& n) { return "s_" + n; }
+std::string size_name(const std::string& n) { return "z_" + n; }
+
+// ---------------------------------------------------------------------------
+// The statements of one element.
+
+class BodyGen {
+ public:
+  BodyGen(const Program& p) : p_(p), in_used_(p.inputs.size(), false), size_used_(p.inputs.size(), false) {
+    use(kPrelude);
+  }
+
+  void run() {
+    for (const Stmt& s : p_.ast.stmts) {
+      bool local = s.sym == Sym::Local;
+      const Var& v = local ? p_.locals[static_cast<std::size_t>(s.slot)] : p_.outputs[static_cast<std::size_t>(s.slot)];
+      note_type(v.dtype);
+      std::string code = value_in(*s.expr, v.dtype);
+      std::string line = local ? "const " + ctype(v.dtype) + " " + val_name(v.name) + " = " + code + ";"
+                               : val_name(v.name) + " = " + code + ";";
+      lines_.push_back(line + "  // " + comment_text(std::string_view(p_.ast.source).substr(s.span.begin, s.span.end - s.span.begin)));
+    }
+  }
+
+  void use(Group g) {
+    groups_[g] = true;
+    if (g == kComplex) groups_[kMath] = true;
+    if (g == kComplexMath) groups_[kComplex] = groups_[kMath] = true;
+  }
+  void note_type(DType t) {
+    if (is_half(t)) use(kHalf);
+    if (is_complex(t)) use(kComplex);
+  }
+
+  // A value of dtype `from` in compute representation, converted as the cast of the language does.
+  std::string conv(const std::string& c, DType from, DType to) {
+    note_type(from);
+    note_type(to);
+    if (from == to) return c;
+    if (to == DType::Bool) return is_complex(from) ? "cj::truth(" + c + ")" : "(bool)(" + c + ")";
+    if (is_integer(to)) {
+      if (is_bool(from) || is_integer(from)) return "(" + ctype(to) + ")(" + c + ")";
+      use(kCast);
+      return "cj::f2i<" + ctype(to) + ">(" + (is_complex(from) ? "(" + c + ").re" : c) + ")";
+    }
+    if (is_complex(to)) return (to == DType::Complex64 ? "cj::to_c64(" : "cj::to_c128(") + c + ")";
+    // to is a float; complex -> real keeps the real part.
+    std::string x = c;
+    if (is_complex(from)) {
+      x = "(" + c + ").re";
+      from = real_of(from);
+      if (from == to) return x;
+    }
+    if (to == DType::Float32) return is_half(from) ? x : "(float)(" + x + ")";
+    if (to == DType::Float64) return "(double)(" + x + ")";
+    // float16/bfloat16: one rounding of the exact value (through double where
+    // float could not hold it exactly, as src/scalar.hpp does).
+    std::string fn = to == DType::Float16 ? "cj::rnd_f16(" : "cj::rnd_bf16(";
+    if (is_bool(from)) return "(float)(" + x + ")";
+    if (from == DType::Int8 || from == DType::UInt8 || from == DType::Int16 || from == DType::UInt16)
+      return fn + "(float)(" + x + "))";
+    if (is_integer(from)) return fn + "(double)(" + x + "))";
+    return fn + x + ")";  // float (incl. the other 16-bit type) or double overload
+  }
+
+  // A constant in compute representation of `to`: converted on the host with
+  // src/scalar.hpp's casts, so it is exactly the CPU evaluator's value.
+  std::string const_in(const Expr& e, DType to) {
+    note_type(to);
+    std::string out;
+    visit_dtype(value_dtype(e), [&](auto ft) {
+      using F = decltype(ft);
+      F x = value_as<F>(e.value);
+      visit_dtype(to, [&](auto tt) {
+        using T = decltype(tt);
+        out = emit(scalar::cast<T>(x));
+      });
+    });
+    return out;
+  }
+
+  // An expression's value converted to `to` (a statement's store, a cast, an index).
+  std::string value_in(const Expr& e, DType to) {
+    if (e.folded) return const_in(e, to);
+    return conv(gen(e), value_dtype(e), to);
+  }
+
+  // An operand of an operation: as value_in, and a weak integer must fit the
+  // integer type it converts to (the CPU evaluator's run-time check).
+  std::string operand(const Expr& a, DType to) {
+    if (a.folded) return const_in(a, to);
+    std::string c = gen(a);
+    DType from = value_dtype(a);
+    if (a.weak && is_integer(to) && from == DType::Int64 && to != DType::Int64) {
+      use(kChecks);
+      uses_err_ = true;
+      c = "cj::fit<" + ctype(to) + ">(" + c + ", " + std::to_string(static_cast<int>(to)) + ", cj_err)";
+    }
+    return conv(c, from, to);
+  }
+
+  std::string gen(const Expr& e) {
+    note_type(e.type);
+    if (e.folded) return const_in(e, value_dtype(e));
+    switch (e.kind) {
+      case Expr::Literal: return const_in(e, value_dtype(e));
+      case Expr::Name: return name(e);
+      case Expr::Unary: return apply(e, op_text(e.op));
+      case Expr::Binary: return binary(e);
+      case Expr::Ternary: return select(e, *e.args[0], *e.args[1], *e.args[2]);
+      case Expr::Call: return call(e);
+      case Expr::Index: return index(e);
+    }
+    fail(ErrorCode::Internal, "codegen: unknown expression kind");
+  }
+
+  std::string name(const Expr& e) {
+    switch (e.sym) {
+      case Sym::Input: {
+        std::size_t k = static_cast<std::size_t>(e.slot);
+        in_used_[k] = true;
+        return val_name(p_.inputs[k].name);
+      }
+      case Sym::Local: return val_name(p_.locals[static_cast<std::size_t>(e.slot)].name);
+      case Sym::Output: return val_name(p_.outputs[static_cast<std::size_t>(e.slot)].name);
+      case Sym::Index: uses_index_ = true; return "cj_i";
+      case Sym::Count: uses_index_ = true; return "cj_n";
+      default: return const_in(e, value_dtype(e));
+    }
+  }
+
+  std::string binary(const Expr& e) {
+    std::string_view f = op_text(e.op);
+    const Expr& a = *e.args[0];
+    const Expr& b = *e.args[1];
+    DType ta = value_dtype(a), tb = value_dtype(b);
+    // int64 against uint64: NumPy compares exactly, with no common dtype. (A
+    // literal above INT64_MAX is a uint64 value and compares in uint64.)
+    if (is_cmp(f) && is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
+        (ta == DType::UInt64 || tb == DType::UInt64)) {
+      use(kIntOps);
+      std::string x = value_in(a, is_signed_int(ta) ? DType::Int64 : DType::UInt64);
+      std::string y = value_in(b, is_signed_int(tb) ? DType::Int64 : DType::UInt64);
+      static const std::map<std::string_view, std::string> fn = {{"<", "cmp_lt"}, {"<=", "cmp_le"}, {">", "cmp_gt"},
+                                                                 {">=", "cmp_ge"}, {"==", "cmp_eq"}, {"!=", "cmp_ne"}};
+      return conv("cj::" + fn.at(f) + "(" + x + ", " + y + ")", DType::Bool, e.type);
+    }
+    return apply(e, f);
+  }
+
+  std::string apply(const Expr& e, std::string_view f) {
+    std::vector<std::string> a;
+    for (const auto& arg : e.args) a.push_back(operand(*arg, e.op_type));
+    auto [code, rdt] = op_code(f, e.op_type, a);
+    return conv(code, rdt, e.type);
+  }
+
+  std::string select(const Expr& e, const Expr& c, const Expr& x, const Expr& y) {
+    std::string cond = value_in(c, DType::Bool);
+    std::string a = operand(x, e.op_type), b = operand(y, e.op_type);
+    return conv("cj::select(" + cond + ", " + a + ", " + b + ")", e.op_type, e.type);
+  }
+
+  std::string call(const Expr& e) {
+    const Builtin& b = *e.builtin;
+    switch (b.special) {
+      case Special::Cast: return value_in(*e.args[0], e.type);
+      case Special::Size: {
+        std::size_t k = static_cast<std::size_t>(e.args[0]->slot);
+        size_used_[k] = true;
+        return size_name(p_.inputs[k].name);
+      }
+      case Special::Where: return select(e, *e.args[0], *e.args[1], *e.args[2]);
+      case Special::Clip: {
+        use(kMath);
+        DType ot = e.op_type;
+        std::string x = operand(*e.args[0], ot), lo = operand(*e.args[1], ot), hi = operand(*e.args[2], ot);
+        return conv("cj::minimum(cj::maximum(" + x + ", " + lo + "), " + hi + ")", ot, e.type);
+      }
+      default: return apply(e, b.name);
+    }
+  }
+
+  std::string index(const Expr& e) {
+    std::size_t k = static_cast<std::size_t>(e.args[0]->slot);
+    const Param& q = p_.inputs[k];
+    in_used_[k] = true;
+    use(kChecks);
+    uses_err_ = true;
+    std::string j = value_in(*e.args[1], DType::Int64);
+    std::string load = "cj::raw_at(" + ptr_name(q.name) + ", " + size_name(q.name) + ", " + j + ", " +
+                       std::to_string(k) + ", cj_err)";
+    return load_value(q.dtype, load);
+  }
+
+  // Storage -> compute representation.
+  std::string load_value(DType t, const std::string& c) {
+    if (t == DType::Float16) { use(kHalf); return "cj::h2f(" + c + ")"; }
+    if (t == DType::BFloat16) { use(kHalf); return "cj::b2f(" + c + ")"; }
+    note_type(t);
+    return c;
+  }
+  std::string store_value(DType t, const std::string& c) {
+    if (t == DType::Float16) { use(kHalf); return "cj::f2h(" + c + ")"; }
+    if (t == DType::BFloat16) { use(kHalf); return "cj::f2b(" + c + ")"; }
+    return c;
+  }
+
+  // The code of one operation on operands already in the compute type of `ot`,
+  // and the dtype of its result (float32 for an unrounded 16-bit float result;
+  // `ot` itself where the operation is exact on the operands).
+  std::pair<std::string, DType> op_code(std::string_view f, DType ot, const std::vector<std::string>& a) {
+    const bool B = is_bool(ot), I = is_integer(ot), F = is_float(ot), C = is_complex(ot);
+    const bool d = ot == DType::Float64 || ot == DType::Complex128;
+    const DType cd = compute_dtype(ot);
+    const std::string T = ctype(ot);
+    auto call1 = [&](const std::string& fn) { return fn + "(" + a[0] + ")"; };
+    auto call2 = [&](const std::string& fn) { return fn + "(" + a[0] + ", " + a[1] + ")"; };
+    auto bin = [&](const char* op) { return "(" + a[0] + " " + op + " " + a[1] + ")"; };
+    auto fx = [&](std::string_view n) { return std::string(n) + (d ? "" : "f"); };  // sinf for float32 and 16-bit loops
+    auto unsupported = [&]() -> std::pair<std::string, DType> {
+      fail(ErrorCode::Internal, "codegen: no {} loop for '{}' (a checked program should not get here)", dtype_name(ot), f);
+    };
+    if (I) use(kIntOps);
+    if (C) use(kComplex);
+
+    if (a.size() == 2 && is_cmp(f)) {
+      if (C) {
+        static const std::map<std::string_view, std::string> fn = {{"<", "cj::lt"}, {"<=", "cj::le"}, {">", "cj::gt"},
+                                                                   {">=", "cj::ge"}, {"==", "cj::eq"}, {"!=", "cj::ne"}};
+        return {call2(fn.at(f)), DType::Bool};
+      }
+      return {bin(std::string(f).c_str()), DType::Bool};
+    }
+    if (f == "&&" || f == "logical_and") { use(kMath); return {call2("cj::land"), DType::Bool}; }
+    if (f == "||" || f == "logical_or") { use(kMath); return {call2("cj::lor"), DType::Bool}; }
+    if (f == "logical_xor") { use(kMath); return {call2("cj::lxor"), DType::Bool}; }
+    if (f == "!" || f == "logical_not") {
+      if (C) return {"(!cj::truth(" + a[0] + "))", DType::Bool};
+      return {"(!" + a[0] + ")", DType::Bool};
+    }
+    if (f == "isnan" || f == "isinf" || f == "isfinite" || f == "signbit") {
+      use(kMath);
+      return {call1("cj::" + std::string(f) + "_"), DType::Bool};
+    }
+    if (f == "maximum" || f == "minimum" || f == "fmax" || f == "fmin") {
+      use(kMath);
+      std::string fn = f == "maximum" ? "cj::maximum" : f == "minimum" ? "cj::minimum" : f == "fmax" ? "cj::fmax_" : "cj::fmin_";
+      return {call2(fn), ot};
+    }
+
+    if (a.size() == 2) {
+      if (f == "+") {
+        if (B) return {"(bool)(" + a[0] + " | " + a[1] + ")", ot};
+        if (I) return {call2("cj::wadd"), ot};
+        if (F) return {bin("+"), cd};
+        return {call2("cj::add"), ot};
+      }
+      if (f == "-") {
+        if (I) return {call2("cj::wsub"), ot};
+        if (F) return {bin("-"), cd};
+        if (C) return {call2("cj::sub"), ot};
+      }
+      if (f == "*") {
+        if (B) return {"(bool)(" + a[0] + " & " + a[1] + ")", ot};
+        if (I) return {call2("cj::wmul"), ot};
+        return {call2("cj::mul"), cd};
+      }
+      if (f == "/") {
+        if (F) return {bin("/"), cd};
+        if (C) return {call2("cj::div"), ot};
+      }
+      if (f == "%" || f == "remainder") {
+        if (I) return {call2("cj::iremainder"), ot};
+        if (F) { use(kMath); return {call2("cj::fremainder"), cd}; }
+      }
+      if (f == "floor_divide") {
+        if (I) return {call2("cj::ifloordiv"), ot};
+        if (F) { use(kMath); return {call2("cj::ffloordiv"), cd}; }
+      }
+      if (f == "fmod") {
+        if (I) return {call2("cj::ifmod"), ot};
+        if (F) return {call2(fx("fmod")), cd};
+      }
+      if (f == "**" || f == "power") {
+        if (I) return {call2("cj::ipow"), ot};
+        if (F) return {call2(fx("pow")), cd};
+        if (C) { use(kComplexMath); return {call2("cj::pow"), ot}; }
+      }
+      if (f == "<<" && I) return {call2("cj::shl"), ot};
+      if (f == ">>" && I) return {call2("cj::shr"), ot};
+      if (f == "&" || f == "|" || f == "^") {
+        if (B) return {f == "^" ? bin("!=") : "(bool)(" + a[0] + " " + std::string(f) + " " + a[1] + ")", ot};
+        if (I) return {"(" + T + ")(" + a[0] + " " + std::string(f) + " " + a[1] + ")", ot};
+      }
+      if (F) {
+        if (f == "arctan2") return {call2(fx("atan2")), cd};
+        if (f == "hypot") return {call2(fx("hypot")), cd};
+        if (f == "copysign") return {call2(fx("copysign")), ot};
+      }
+      return unsupported();
+    }
+
+    // One operand.
+    if (f == "+" || f == "real" || f == "conj" || (!F && !C && (f == "floor" || f == "ceil" || f == "trunc" || f == "round"))) {
+      if (C && f == "real") return {"(" + a[0] + ").re", real_of(ot)};
+      if (C && f == "conj") return {call1("cj::conj"), ot};
+      return {a[0], ot};
+    }
+    if (f == "imag") {
+      if (C) return {"(" + a[0] + ").im", real_of(ot)};
+      // 0 of the type; the operand is still evaluated (it may read a raw array).
+      std::string zero = B ? "false" : I ? "(" + T + ")0" : d ? "0.0" : "0.0f";
+      return {"((void)(" + a[0] + "), " + zero + ")", ot};
+    }
+    if (f == "-") {
+      if (I) return {call1("cj::wneg"), ot};
+      if (F) return {"(-" + a[0] + ")", ot};
+      if (C) return {call1("cj::neg"), ot};
+    }
+    if (f == "~") {
+      if (B) return {"(!" + a[0] + ")", ot};
+      if (I) return {"(" + T + ")(~" + a[0] + ")", ot};
+    }
+    if (f == "absolute") {
+      if (B || is_unsigned_int(ot)) return {a[0], ot};
+      if (I) return {call1("cj::iabs"), ot};
+      if (F) return {call1(fx("fabs")), ot};
+      if (C) return {call1("cj::abs"), real_of(ot)};
+    }
+    if (f == "sign") { use(kMath); return {call1("cj::sign"), ot}; }
+    if (f == "square") {
+      if (I) return {call1("cj::isquare"), ot};
+      use(kMath);
+      return {call1("cj::square"), cd};
+    }
+    if (f == "reciprocal") {
+      if (I) return {call1("cj::ireciprocal"), ot};
+      if (F) return {"(" + std::string(d ? "1.0" : "1.0f") + " / " + a[0] + ")", cd};
+      if (C) return {call1("cj::reciprocal"), ot};
+    }
+    if (f == "rint" || f == "round") {
+      if (F) return {call1(fx("rint")), ot};
+      if (C) return {call1("cj::rint"), ot};
+    }
+    if (F && (f == "floor" || f == "ceil" || f == "trunc")) return {call1(fx(f)), ot};
+    if (F && (f == "deg2rad" || f == "rad2deg")) {
+      // x * (pi/180) in the loop's type, the constant rounded as the CPU evaluator rounds it.
+      constexpr double pi = 3.141592653589793238462643383279502884;
+      double k = f == "deg2rad" ? pi / 180.0 : 180.0 / pi;
+      return {"cj::mul(" + a[0] + ", " + (d ? lit_f64(k) : lit_f32(static_cast<float>(k))) + ")", cd};
+    }
+    static const std::map<std::string_view, std::string_view> kFloatFn = {
+        {"sin", "sin"},     {"cos", "cos"},       {"tan", "tan"},       {"arcsin", "asin"},   {"arccos", "acos"},
+        {"arctan", "atan"}, {"sinh", "sinh"},     {"cosh", "cosh"},     {"tanh", "tanh"},     {"arcsinh", "asinh"},
+        {"arccosh", "acosh"}, {"arctanh", "atanh"}, {"exp", "exp"},     {"exp2", "exp2"},     {"expm1", "expm1"},
+        {"log", "log"},     {"log2", "log2"},     {"log10", "log10"},   {"log1p", "log1p"},   {"sqrt", "sqrt"},
+        {"cbrt", "cbrt"},   {"erf", "erf"},       {"erfc", "erfc"},     {"lgamma", "lgamma"}, {"tgamma", "tgamma"},
+    };
+    if (auto it = kFloatFn.find(f); it != kFloatFn.end()) {
+      if (F) return {call1(fx(it->second)), cd};
+      if (C && f != "cbrt" && f != "erf" && f != "erfc" && f != "lgamma" && f != "tgamma") {
+        use(kComplexMath);
+        return {call1("cj::" + std::string(it->second)), ot};
+      }
+    }
+    return unsupported();
+  }
+
+  const Program& p_;
+  bool groups_[kNumGroups] = {};
+  std::vector<bool> in_used_, size_used_;
+  bool uses_err_ = false, uses_index_ = false;
+  std::vector<std::string> lines_;
+};
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? sep : "") + v[k];
+  return s;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+// Whether a program can record a failure at run time: raw indexing, or a weak
+// integer that must fit an operation's integer type. (The generator decides
+// the same thing while it writes the body.)
+bool can_fail(const Program& p) {
+  BodyGen g(p);
+  g.run();
+  return g.uses_err_;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Layouts.
+
+std::string KernelLayout::key_string() const {
+  std::string s = kind == Kind::Contiguous ? "c" : "s";
+  s += index64 ? ".i64" : ".i32";
+  if (kind == Kind::Contiguous) s += ".v" + std::to_string(vec);
+  else s += ".d" + std::to_string(ndim);
+  s += "|o:";
+  for (std::size_t k = 0; k < outputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(outputs[k]));
+  s += "|i:";
+  for (std::size_t k = 0; k < inputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(inputs[k]));
+  return s;
+}
+
+bool KernelLayout::operator==(const KernelLayout& o) const {
+  return kind == o.kind && index64 == o.index64 && vec == o.vec && ndim == o.ndim && outputs == o.outputs &&
+         inputs == o.inputs;
+}
+
+namespace {
+KernelLayout base_layout(const Program& p, Access arrays) {
+  KernelLayout l;
+  l.outputs.assign(p.outputs.size(), arrays);
+  for (const Param& q : p.inputs) l.inputs.push_back(q.raw ? Access::Raw : q.weak ? Access::Value : arrays);
+  return l;
+}
+}  // namespace
+
+KernelLayout contiguous_layout(const Program& p, int vec, bool index64) {
+  KernelLayout l = base_layout(p, Access::Contig);
+  l.vec = vec;
+  l.index64 = index64;
+  return l;
+}
+
+KernelLayout strided_layout(const Program& p, int ndim, bool index64) {
+  KernelLayout l = base_layout(p, Access::Strided);
+  l.kind = KernelLayout::Kind::Strided;
+  l.ndim = ndim;
+  l.index64 = index64;
+  return l;
+}
+
+int max_vec(const Program& p) {
+  std::size_t widest = 1;
+  for (const Var& v : p.outputs) widest = std::max(widest, dtype_size(v.dtype));
+  for (const Param& q : p.inputs)
+    if (!q.weak && !q.raw) widest = std::max(widest, dtype_size(q.dtype));
+  return static_cast<int>(16 / widest);
+}
+
+void validate_layout(const Program& p, const KernelLayout& l) {
+  auto bad = [&](const std::string& why) { fail(ErrorCode::Internal, "kernel layout {} does not fit the program: {}", l.key_string(), why); };
+  if (l.outputs.size() != p.outputs.size()) bad("it describes " + std::to_string(l.outputs.size()) + " outputs, the program has " + std::to_string(p.outputs.size()));
+  if (l.inputs.size() != p.inputs.size()) bad("it describes " + std::to_string(l.inputs.size()) + " inputs, the program has " + std::to_string(p.inputs.size()));
+  bool strided = l.kind == KernelLayout::Kind::Strided, any_strided = false, any_contig = false;
+  for (std::size_t k = 0; k < l.outputs.size(); ++k) {
+    Access a = l.outputs[k];
+    if (a != Access::Contig && a != Access::Strided) bad("output '" + p.outputs[k].name + "' must be contiguous or strided");
+    any_strided = any_strided || a == Access::Strided;
+    any_contig = any_contig || a == Access::Contig;
+  }
+  for (std::size_t k = 0; k < l.inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    Access a = l.inputs[k];
+    if (q.raw != (a == Access::Raw)) bad("input '" + q.name + (q.raw ? "' is raw" : "' is not raw"));
+    if (q.weak && a != Access::Value) bad("weak scalar '" + q.name + "' must be passed by value");
+    any_strided = any_strided || a == Access::Strided;
+    any_contig = any_contig || a == Access::Contig;
+  }
+  if (strided) {
+    if (l.ndim < 1 || l.ndim > kMaxDims) bad("ndim must be 1.." + std::to_string(kMaxDims));
+    if (!any_strided) bad("a strided layout needs a strided operand");
+    if (l.vec != 1) bad("a strided layout does not vectorize");
+  } else {
+    if (any_strided) bad("a contiguous layout has no strided operands");
+    if (l.vec != 1 && l.vec != 2 && l.vec != 4 && l.vec != 8 && l.vec != 16) bad("vec must be 1, 2, 4, 8 or 16");
+  }
+  (void)any_contig;
+}
+
+// ---------------------------------------------------------------------------
+// The ABI.
+
+namespace {
+std::size_t value_align(DType t) { return dtype_size(t); }
+}  // namespace
+
+std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
+  validate_layout(p, l);
+  BodyGen g(p);
+  g.run();
+  std::vector<ArgSlot> s;
+  for (std::size_t k = 0; k < p.outputs.size(); ++k)
+    s.push_back({ArgSlot::Kind::Output, static_cast<int>(k), p.outputs[k].dtype, 8, 8, ptr_name(p.outputs[k].name)});
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    int op = static_cast<int>(k);
+    switch (l.inputs[k]) {
+      case Access::Value:
+        s.push_back({ArgSlot::Kind::InputValue, op, q.dtype, dtype_size(q.dtype), value_align(q.dtype), arg_name(q.name)});
+        break;
+      case Access::Raw:
+        s.push_back({ArgSlot::Kind::RawData, op, q.dtype, 8, 8, ptr_name(q.name)});
+        s.push_back({ArgSlot::Kind::Size, op, DType::Int64, 8, 8, size_name(q.name)});
+        break;
+      default: s.push_back({ArgSlot::Kind::Input, op, q.dtype, 8, 8, ptr_name(q.name)}); break;
+    }
+    if (l.inputs[k] != Access::Raw && g.size_used_[k])
+      s.push_back({ArgSlot::Kind::Size, op, DType::Int64, 8, 8, size_name(q.name)});
+  }
+  s.push_back({ArgSlot::Kind::Count, -1, DType::Int64, 8, 8, "cj_n"});
+  if (l.kind == KernelLayout::Kind::Strided) {
+    std::size_t nstrided = 0;
+    for (Access a : l.outputs) nstrided += a == Access::Strided;
+    for (Access a : l.inputs) nstrided += a == Access::Strided;
+    std::size_t w = l.index64 ? 8 : 4, per_dim = l.index64 ? 1 : 3;  // 32-bit: extent, magic, shift
+    s.push_back({ArgSlot::Kind::Layout, -1, DType::Int64, w * static_cast<std::size_t>(l.ndim) * (per_dim + nstrided), w, "cj_l"});
+  }
+  if (g.uses_err_) s.push_back({ArgSlot::Kind::Error, -1, DType::Int64, 8, 8, "cj_err"});
+  return s;
+}
+
+std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vector<std::int64_t>& shape,
+                                           const std::vector<std::vector<std::int64_t>>& strides) {
+  if (l.kind != KernelLayout::Kind::Strided) fail(ErrorCode::Internal, "pack_layout_arg: layout {} is not strided", l.key_string());
+  std::size_t nstrided = 0;
+  for (Access a : l.outputs) nstrided += a == Access::Strided;
+  for (Access a : l.inputs) nstrided += a == Access::Strided;
+  std::size_t nd = static_cast<std::size_t>(l.ndim);
+  if (shape.size() != nd || strides.size() != nstrided)
+    fail(ErrorCode::Internal, "pack_layout_arg: layout {} wants {} extents and {} stride rows, got {} and {}", l.key_string(), nd,
+         nstrided, shape.size(), strides.size());
+  std::vector<unsigned char> out;
+  auto put = [&](std::int64_t v, bool is_shape) {
+    if (l.index64) {
+      unsigned char b[8];
+      std::memcpy(b, &v, 8);
+      out.insert(out.end(), b, b + 8);
+      return;
+    }
+    bool ok = is_shape ? (v >= 0 && v <= 0xffffffffLL) : (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max());
+    if (!ok) fail(ErrorCode::Internal, "pack_layout_arg: {} {} needs 64-bit indexing", is_shape ? "extent" : "stride", v);
+    std::uint32_t u = static_cast<std::uint32_t>(v);
+    unsigned char b[4];
+    std::memcpy(b, &u, 4);
+    out.insert(out.end(), b, b + 4);
+  };
+  for (std::int64_t e : shape) put(e, true);
+  if (!l.index64) {
+    // q = (umulhi(r, magic) + r) >> shift is r / extent for every r < 2^31 (Granlund and
+    // Montgomery; PyTorch's IntDivider): shift = ceil(log2(extent)),
+    // magic = floor(2^32 * (2^shift - extent) / extent) + 1.
+    std::vector<std::int64_t> magic, shift;
+    for (std::int64_t e : shape) {
+      std::int64_t sh = 0;
+      while (sh < 32 && (std::int64_t{1} << sh) < e) ++sh;
+      std::uint64_t m = e <= 0 ? 0 : (((std::uint64_t{1} << 32) * ((std::uint64_t{1} << sh) - static_cast<std::uint64_t>(e))) /
+                                      static_cast<std::uint64_t>(e)) + 1;
+      magic.push_back(static_cast<std::int64_t>(m));
+      shift.push_back(sh);
+    }
+    for (std::int64_t m : magic) put(m, true);
+    for (std::int64_t sh : shift) put(sh, true);
+  }
+  for (const auto& row : strides) {
+    if (row.size() != nd) fail(ErrorCode::Internal, "pack_layout_arg: a stride row has {} entries, the layout {}", row.size(), nd);
+    for (std::int64_t st : row) put(st, false);
+  }
+  return out;
+}
+
+bool needs_error_slot(const Program& p) { return can_fail(p); }
+
+std::string kernel_error_message(const Program& p, const std::int64_t err[4]) {
+  if (err[0] == 1) {
+    std::size_t k = static_cast<std::size_t>(err[1]);
+    std::string name = k < p.inputs.size() ? p.inputs[k].name : "?";
+    return fmt::format("index {} is out of bounds for raw parameter '{}' of size {}", err[2], name, err[3]);
+  }
+  if (err[0] == 2) {
+    int t = static_cast<int>(err[1]);
+    std::string_view ty = t >= 0 && t < kNumDTypes ? dtype_name(static_cast<DType>(t)) : "?";
+    return fmt::format("scalar value {} does not fit in {}", err[2], ty);
+  }
+  return fmt::format("kernel reported unknown failure {}", err[0]);
+}
+
+// ---------------------------------------------------------------------------
+// Planning one call.
+
+namespace {
+
+std::string shape_text(const Shape& s) {
+  std::string t = "(";
+  for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
+  return t + ")";
+}
+
+bool is_c_contiguous(const Shape& shape, const Shape& strides, std::size_t item) {
+  std::int64_t want = static_cast<std::int64_t>(item);
+  for (int d = shape.ndim - 1; d >= 0; --d) {
+    if (shape[d] != 1 && strides[d] != want) return false;
+    want *= shape[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
+                       int max_vector) {
+  if (inputs.size() != p.inputs.size() || outputs.size() != p.outputs.size())
+    fail(ErrorCode::Usage, "the program has {} inputs and {} outputs, but {} and {} were given", p.inputs.size(),
+         p.outputs.size(), inputs.size(), outputs.size());
+  LaunchPlan plan;
+  // NumPy broadcasting over the array inputs (the CPU evaluator's rule and message).
+  Shape bshape;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    if (q.weak || q.raw || inputs[k].host_value) continue;
+    const Shape& t = inputs[k].shape;
+    int nd = std::max(bshape.ndim, t.ndim);
+    Shape r;
+    r.ndim = nd;
+    for (int d = 0; d < nd; ++d) {
+      int ds = d - (nd - bshape.ndim), dt = d - (nd - t.ndim);
+      std::int64_t a = ds >= 0 ? bshape[ds] : 1, b = dt >= 0 ? t[dt] : 1;
+      if (a != b && a != 1 && b != 1)
+        fail(ErrorCode::Data, "shapes do not broadcast: input '{}' has shape {} but the others give {}", q.name,
+             shape_text(t), shape_text(bshape));
+      r[d] = a == 1 ? b : a;
+    }
+    bshape = r;
+  }
+  Shape shape = outputs.empty() ? bshape : outputs[0].shape;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    if (outputs[k].shape != shape || (p.has_array_operand && outputs[k].shape != bshape))
+      fail(ErrorCode::Data, "output '{}' has shape {}, but the inputs broadcast to {}", p.outputs[k].name,
+           shape_text(outputs[k].shape), shape_text(p.has_array_operand ? bshape : shape));
+    if (outputs[k].dtype != p.outputs[k].dtype)
+      fail(ErrorCode::Data, "output '{}' is {}, but the program makes it {}", p.outputs[k].name,
+           dtype_name(outputs[k].dtype), dtype_name(p.outputs[k].dtype));
+  }
+  plan.shape = shape;
+  plan.n = shape.size();
+
+  // Byte strides of an operand in the outputs' shape (0 where it broadcasts).
+  auto aligned_strides = [&](const OperandView& v) {
+    Shape st;
+    st.ndim = shape.ndim;
+    for (int d = 0; d < shape.ndim; ++d) {
+      int dv = d - (shape.ndim - v.shape.ndim);
+      st[d] = dv >= 0 && v.shape[dv] != 1 ? v.strides[dv] : 0;
+    }
+    return st;
+  };
+  KernelLayout& l = plan.layout;
+  std::vector<Shape> strided;  // byte strides of each Strided operand, ABI order
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    std::size_t item = dtype_size(p.outputs[k].dtype);
+    if (is_c_contiguous(shape, outputs[k].strides, item)) {
+      l.outputs.push_back(Access::Contig);
+      continue;
+    }
+    Shape st = aligned_strides(outputs[k]);
+    for (int d = 0; d < shape.ndim; ++d)
+      if (shape[d] > 1 && st[d] == 0) fail(ErrorCode::Usage, "output '{}' overlaps itself (a zero stride)", p.outputs[k].name);
+    l.outputs.push_back(Access::Strided);
+    strided.push_back(st);
+  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    const OperandView& v = inputs[k];
+    if (q.weak) {
+      l.inputs.push_back(Access::Value);
+      continue;
+    }
+    if (v.dtype != q.dtype)
+      fail(ErrorCode::Data, "input '{}' is {}, but the program was checked for {}", q.name, dtype_name(v.dtype), dtype_name(q.dtype));
+    if (q.raw) {
+      if (!is_c_contiguous(v.shape, v.strides, dtype_size(q.dtype)))
+        fail(ErrorCode::Usage, "raw parameter '{}' must be C-contiguous; pass a contiguous copy", q.name);
+      l.inputs.push_back(Access::Raw);
+      continue;
+    }
+    if (v.host_value) {
+      if (v.shape.size() != 1) fail(ErrorCode::Usage, "input '{}' is passed by value but has {} elements", q.name, v.shape.size());
+      l.inputs.push_back(Access::Value);
+      continue;
+    }
+    Shape st = aligned_strides(v);
+    bool all_zero = true;
+    for (int d = 0; d < st.ndim; ++d) all_zero = all_zero && (shape[d] == 1 || st[d] == 0);
+    if (v.shape.size() == 1 || all_zero) {
+      l.inputs.push_back(Access::Uniform);
+    } else if (v.shape.size() == plan.n && is_c_contiguous(shape, st, dtype_size(q.dtype))) {
+      l.inputs.push_back(Access::Contig);
+    } else {
+      l.inputs.push_back(Access::Strided);
+      strided.push_back(st);
+    }
+  }
+
+  if (!strided.empty()) {
+    // Merge dimensions that every strided operand walks as one, drop extent-1 ones.
+    struct Dim { std::int64_t extent; std::vector<std::int64_t> st; };
+    std::vector<Dim> dims;
+    for (int d = 0; d < shape.ndim; ++d) {
+      if (shape[d] == 1) continue;
+      Dim cur{shape[d], {}};
+      for (const Shape& s : strided) cur.st.push_back(s[d]);
+      bool merge = !dims.empty();
+      for (std::size_t o = 0; merge && o < strided.size(); ++o) merge = dims.back().st[o] == cur.st[o] * cur.extent;
+      if (merge) {
+        dims.back().extent *= cur.extent;
+        dims.back().st = cur.st;
+      } else {
+        dims.push_back(cur);
+      }
+    }
+    if (dims.empty()) dims.push_back({1, std::vector<std::int64_t>(strided.size(), 0)});
+    l.kind = KernelLayout::Kind::Strided;
+    l.ndim = static_cast<int>(dims.size());
+    std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    bool wide = plan.n > limit;
+    for (std::size_t o = 0; o < strided.size(); ++o) {
+      std::int64_t reach = 0;
+      for (const Dim& d : dims) reach += (d.extent - 1) * (d.st[o] < 0 ? -d.st[o] : d.st[o]);
+      wide = wide || reach > limit;
+    }
+    l.index64 = wide;
+    std::vector<std::int64_t> ext;
+    std::vector<std::vector<std::int64_t>> rows(strided.size());
+    for (const Dim& d : dims) {
+      ext.push_back(d.extent);
+      for (std::size_t o = 0; o < strided.size(); ++o) rows[o].push_back(d.st[o]);
+    }
+    plan.layout_arg = pack_layout_arg(l, ext, rows);
+  } else {
+    l.index64 = plan.n > std::numeric_limits<std::int32_t>::max();
+    int vec = std::min(max_vec(p), std::max(1, max_vector));
+    while (vec > 1 && (vec & (vec - 1))) --vec;  // a power of two
+    auto aligned = [&](std::uintptr_t a, DType t) {
+      std::size_t need = std::min<std::size_t>(16, static_cast<std::size_t>(vec) * dtype_size(t));
+      return a % need == 0;
+    };
+    while (vec > 1) {
+      bool ok = true;
+      for (std::size_t k = 0; k < outputs.size(); ++k) ok = ok && aligned(outputs[k].address, p.outputs[k].dtype);
+      for (std::size_t k = 0; k < inputs.size(); ++k)
+        if (l.inputs[k] == Access::Contig) ok = ok && aligned(inputs[k].address, p.inputs[k].dtype);
+      if (ok) break;
+      vec /= 2;
+    }
+    l.vec = vec;
+  }
+  validate_layout(p, l);
+  return plan;
+}
+
+// ---------------------------------------------------------------------------
+// Source.
+
+std::string embedded_template(const std::string& file) {
+  for (const EmbeddedTemplate& t : kEmbedded)
+    if (t.name && file == t.name) return t.text;
+  return "";
+}
+
+const std::string& template_text(const std::string& file) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(file);
+  if (it == cache.end()) it = cache.emplace(file, load_template(file)).first;
+  return it->second;
+}
+
+std::string generate_source(const Program& p, const KernelLayout& l, const std::string& kernel_name) {
+  if (!is_identifier(kernel_name) || kernel_name.compare(0, 3, "cj_") == 0)
+    fail(ErrorCode::Internal, "kernel name '{}' is not a C identifier outside cujit's cj_ names", kernel_name);
+  validate_layout(p, l);
+  BodyGen g(p);
+  g.run();
+  const bool strided = l.kind == KernelLayout::Kind::Strided;
+  const bool vector = !strided && l.vec > 1;
+  std::vector<ArgSlot> sig = kernel_signature(p, l);
+
+  // Kernel parameters.
+  std::vector<std::string> params;
+  for (const ArgSlot& a : sig) {
+    switch (a.kind) {
+      case ArgSlot::Kind::Output: params.push_back(stype(a.dtype) + "* " + a.name); break;
+      case ArgSlot::Kind::Input:
+      case ArgSlot::Kind::RawData: params.push_back("const " + stype(a.dtype) + "* " + a.name); break;
+      case ArgSlot::Kind::InputValue: params.push_back("const " + stype(a.dtype) + " " + a.name); break;
+      case ArgSlot::Kind::Size:
+      case ArgSlot::Kind::Count: params.push_back("const long long " + a.name); break;
+      case ArgSlot::Kind::Layout: params.push_back("const cj_layout " + a.name); break;
+      case ArgSlot::Kind::Error: params.push_back("long long* " + a.name); break;
+    }
+  }
+
+  // Strided operands in ABI order, and each one's row in the layout argument.
+  std::vector<std::string> strided_names;
+  std::map<std::string, int> row;
+  for (std::size_t k = 0; k < p.outputs.size(); ++k)
+    if (l.outputs[k] == Access::Strided) row[p.outputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.outputs[k].name);
+  for (std::size_t k = 0; k < p.inputs.size(); ++k)
+    if (l.inputs[k] == Access::Strided) row[p.inputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
+
+  auto elem_ref = [&](const std::string& name, Access a) {  // the element of a Contig/Strided operand at k
+    if (a == Access::Strided) return "cj::at(" + ptr_name(name) + ", cj_o[" + std::to_string(row[name]) + "])";
+    return ptr_name(name) + "[cj_k]";
+  };
+  auto vec_type = [&](DType t) {
+    std::size_t bytes = static_cast<std::size_t>(l.vec) * dtype_size(t);
+    return "cj::vec<" + stype(t) + ", " + std::to_string(l.vec) + ", " + std::to_string(std::min<std::size_t>(16, bytes)) + ">";
+  };
+
+  // The element function and its call.
+  std::vector<std::string> eparams, eargs;
+  if (g.uses_index_) {
+    eparams.insert(eparams.end(), {"const long long cj_i", "const long long cj_n"});
+    eargs.insert(eargs.end(), {"(long long)cj_k", "cj_n"});
+  }
+  std::vector<std::string> setup, load, store, vload, velem, vstore_elem, vstore;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    Access a = l.inputs[k];
+    if (a == Access::Raw) {
+      if (g.in_used_[k] || g.size_used_[k]) {
+        eparams.push_back("const " + stype(q.dtype) + "* " + ptr_name(q.name));
+        eparams.push_back("const long long " + size_name(q.name));
+        eargs.push_back(ptr_name(q.name));
+        eargs.push_back(size_name(q.name));
+      }
+      continue;
+    }
+    if (g.in_used_[k]) {
+      std::string decl = "const " + ctype(q.dtype) + " " + val_name(q.name) + " = ";
+      eparams.push_back("const " + ctype(q.dtype) + " " + val_name(q.name));
+      eargs.push_back(val_name(q.name));
+      switch (a) {
+        case Access::Value: setup.push_back(decl + g.load_value(q.dtype, arg_name(q.name)) + ";"); break;
+        case Access::Uniform: setup.push_back(decl + g.load_value(q.dtype, ptr_name(q.name) + "[0]") + ";"); break;
+        default:
+          load.push_back(decl + g.load_value(q.dtype, elem_ref(q.name, a)) + ";");
+          if (vector) {
+            vload.push_back("const " + vec_type(q.dtype) + " a_" + q.name + " = reinterpret_cast<const " + vec_type(q.dtype) +
+                            "*>(" + ptr_name(q.name) + ")[cj_kv];");
+            velem.push_back(decl + g.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
+          }
+      }
+    }
+    if (g.size_used_[k]) {
+      eparams.push_back("const long long " + size_name(q.name));
+      eargs.push_back(size_name(q.name));
+    }
+  }
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+    const Var& v = p.outputs[k];
+    eparams.push_back(ctype(v.dtype) + "& " + val_name(v.name));
+    eargs.push_back(val_name(v.name));
+    load.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
+    store.push_back(elem_ref(v.name, l.outputs[k]) + " = " + g.store_value(v.dtype, val_name(v.name)) + ";");
+    if (vector) {
+      vload.push_back(vec_type(v.dtype) + " a_" + v.name + ";");
+      velem.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
+      vstore_elem.push_back("a_" + v.name + ".v[cj_j] = " + g.store_value(v.dtype, val_name(v.name)) + ";");
+      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + ptr_name(v.name) + ")[cj_kv] = a_" + v.name + ";");
+    }
+  }
+  if (g.uses_err_) {
+    eparams.push_back("long long* cj_err");
+    eargs.push_back("cj_err");
+  }
+  std::string call = "cj_element(" + join(eargs, ", ") + ");";
+
+  // Header: the program, the operands, the layout.
+  std::vector<std::string> prog, ops;
+  {
+    std::string_view src = p.ast.source;
+    std::size_t pos = 0;
+    while (pos <= src.size()) {
+      std::size_t e = src.find('\n', pos);
+      std::string_view line = src.substr(pos, e == std::string_view::npos ? std::string_view::npos : e - pos);
+      std::string t = comment_text(line);
+      if (!t.empty()) prog.push_back("//   " + t);
+      if (e == std::string_view::npos) break;
+      pos = e + 1;
+    }
+    for (std::size_t k = 0; k < p.outputs.size(); ++k)
+      ops.push_back(fmt::format("// output {}: {}, {}", p.outputs[k].name, dtype_name(p.outputs[k].dtype), access_name(l.outputs[k])));
+    for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+      const Param& q = p.inputs[k];
+      ops.push_back(fmt::format("// input {}: {}{}, {}{}", q.name, q.weak ? "weak " : "", dtype_name(q.dtype), access_name(l.inputs[k]),
+                                g.in_used_[k] || g.size_used_[k] ? "" : " (unused)"));
+    }
+  }
+  std::string layout_text = l.key_string() + " (" +
+                            (strided ? std::to_string(l.ndim) + "-d strided" : vector ? "contiguous, " + std::to_string(l.vec) + " per vector" : "contiguous") +
+                            ", " + (l.index64 ? "64" : "32") + "-bit index)";
+
+  std::map<std::string, std::string> vars;
+  vars["KERNEL_NAME"] = kernel_name;
+  vars["PROGRAM"] = join(prog, "\n");
+  vars["OPERANDS"] = join(ops, "\n");
+  vars["LAYOUT"] = layout_text;
+  std::string header = render(template_text("header.cu"), vars);
+  while (!header.empty() && header.back() == '\n') header.pop_back();
+
+  std::vector<std::string> helpers;
+  for (int k = 0; k < kNumGroups; ++k)
+    if (g.groups_[k]) {
+      std::string t = template_text(kGroupFile[k]);
+      while (!t.empty() && t.back() == '\n') t.pop_back();
+      helpers.push_back(t);
+    }
+
+  vars["ELEMENT_PARAMS"] = join(eparams, ", ");
+  vars["BODY"] = join(g.lines_, "\n");
+  std::string element = render(template_text("element.cu"), vars);
+  while (!element.empty() && element.back() == '\n') element.pop_back();
+
+  vars["HEADER"] = header;
+  vars["HELPERS"] = join(helpers, "\n\n");
+  vars["ELEMENT"] = element;
+  vars["PARAMS"] = join(params, ", ");
+  vars["INDEX_T"] = l.index64 ? "unsigned long long" : "unsigned int";
+  vars["SETUP"] = join(setup, "\n");
+  vars["LOAD"] = join(load, "\n");
+  vars["CALL"] = call;
+  vars["STORE"] = join(store, "\n");
+  std::string file = "kernel_contiguous.cu";
+  if (vector) {
+    file = "kernel_vector.cu";
+    vars["VEC"] = std::to_string(l.vec);
+    vars["VINDEX"] = g.uses_index_ ? "const cj_idx cj_k = cj_kv * " + std::to_string(l.vec) + " + cj_j;" : "";
+    vars["VLOAD"] = join(vload, "\n");
+    vars["VELEM"] = join(velem, "\n");
+    vars["VSTORE_ELEM"] = join(vstore_elem, "\n");
+    vars["VSTORE"] = join(vstore, "\n");
+  } else if (strided) {
+    file = "kernel_strided.cu";
+    vars["NDIM"] = std::to_string(l.ndim);
+    vars["NSTRIDED"] = std::to_string(strided_names.size());
+    vars["STRIDED_NAMES"] = join(strided_names, ", ");
+    vars["OFFSET_T"] = l.index64 ? "long long" : "int";
+    std::string nd = std::to_string(l.ndim), rows = "[" + std::to_string(strided_names.size()) + "][" + nd + "];  // bytes; rows: " + join(strided_names, ", ");
+    if (l.index64) {
+      vars["LAYOUT_FIELDS"] = "unsigned long long shape[" + nd + "];\nlong long stride" + rows;
+      vars["DIVIDE"] = "const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];";
+    } else {
+      // Division by an extent as a multiply-high and a shift (n < 2^31): see pack_layout_arg.
+      vars["LAYOUT_FIELDS"] = "unsigned int shape[" + nd + "];\nunsigned int magic[" + nd + "];\nunsigned int shift[" + nd +
+                              "];\nint stride" + rows;
+      vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
+    }
+  }
+  return render(template_text(file), vars);
+}
+
+}  // namespace cujit

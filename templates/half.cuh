@@ -1,0 +1,45 @@
+// ---- half.cuh: float16 and bfloat16 as bit patterns, computed in float ----
+// A 16-bit float value lives in a float that holds it exactly; every operation
+// rounds its float result back (round to nearest even), as NumPy's loops do.
+// Own helpers instead of <cuda_fp16.h>/<cuda_bf16.h>: a few lines compile in
+// no time, and bfloat16 rounding is done on the bits as src/half.hpp does,
+// which needs no sm_80 instruction.
+namespace cj {
+
+__device__ __forceinline__ float h2f(cj_u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ cj_u16 f2h(float f) {
+  cj_u16 h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+// double -> float16 in one rounding (no double rounding through float).
+__device__ __forceinline__ cj_u16 d2h(double d) {
+  cj_u16 h;
+  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
+  return h;
+}
+__device__ __forceinline__ float rnd_f16(float f) { return h2f(f2h(f)); }
+__device__ __forceinline__ float rnd_f16(double d) { return h2f(d2h(d)); }
+
+__device__ __forceinline__ float b2f(cj_u16 b) { return __uint_as_float((unsigned)b << 16); }
+__device__ __forceinline__ cj_u16 f2b(float f) {
+  unsigned x = __float_as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (cj_u16)((x >> 16) | 0x40u);  // quiet nan
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (cj_u16)(x >> 16);
+}
+// double -> float rounding to odd (truncate, then set the last bit if
+// inexact), so that the second rounding to bfloat16 is a correct one.
+__device__ __forceinline__ float d2f_odd(double d) {
+  float f = __double2float_rz(d);
+  if ((double)f != d && d == d && fabsf(f) < __int_as_float(0x7f800000)) f = __uint_as_float(__float_as_uint(f) | 1u);
+  return f;
+}
+__device__ __forceinline__ float rnd_bf16(float f) { return b2f(f2b(f)); }
+__device__ __forceinline__ float rnd_bf16(double d) { return b2f(f2b(d2f_odd(d))); }
+
+}  // namespace cj

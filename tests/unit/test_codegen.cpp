@@ -1,0 +1,396 @@
+// Code generation: exact generated source for a handful of programs and
+// layouts (golden files in tests/data/codegen/; run with CUJIT_UPDATE_GOLDEN=1
+// to rewrite them after an intended change, then review the diff), the
+// kernel argument ABI, layout keys and validation.
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "check.hpp"
+#include "codegen.hpp"
+#include "cujit/error.hpp"
+
+using namespace cujit;
+
+namespace {
+
+std::string golden_path(const std::string& name) { return std::string(CUJIT_TEST_DATA) + "/codegen/" + name + ".cu"; }
+
+void check_golden(const std::string& name, const std::string& source) {
+  std::string path = golden_path(name);
+  if (const char* u = std::getenv("CUJIT_UPDATE_GOLDEN"); u && *u == '1') {
+    std::ofstream(path, std::ios::binary) << source;
+    WARN("rewrote " << path);
+    return;
+  }
+  std::ifstream f(path, std::ios::binary);
+  INFO("golden file " << path << " (CUJIT_UPDATE_GOLDEN=1 rewrites it)");
+  REQUIRE(f.good());
+  std::stringstream s;
+  s << f.rdbuf();
+  std::string want = s.str();
+  if (want == source) return;
+  // Name the first line that differs: a whole-file diff in a test log is unreadable.
+  std::istringstream a(want), b(source);
+  std::string la, lb;
+  int line = 1;
+  while (true) {
+    bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
+    if (ea && eb) break;
+    if (ea || eb || la != lb) {
+      FAIL_CHECK("generated source differs from " << path << " at line " << line << "\n  golden:    "
+                                                  << (ea ? "<end of file>" : la) << "\n  generated: " << (eb ? "<end of file>" : lb));
+      return;
+    }
+    ++line;
+  }
+  FAIL_CHECK("generated source differs from " << path << " (line endings)");
+}
+
+Param in(const char* name, DType t, bool weak = false, bool raw = false) { return Param{name, t, weak, raw}; }
+
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("codegen golden: float32 sin(x)*5, contiguous, 4 per vector", "[codegen]") {
+  Program p = compile_program("out = sin(x)*5", {in("x", DType::Float32)});
+  KernelLayout l = contiguous_layout(p, max_vec(p));
+  CHECK(l.vec == 4);
+  std::string src = generate_source(p, l, "cujit_sin5");
+  check_golden("sin5_f32_vec4", src);
+  // A float32 kernel needs no header and no 16-bit float or complex helpers.
+  CHECK_FALSE(contains(src, "#include"));
+  CHECK_FALSE(contains(src, "half.cuh"));
+  CHECK_FALSE(contains(src, "complex.cuh"));
+  CHECK(contains(src, "v_out = cj::mul(sinf(v_x), 5.0f);  // out = sin(x)*5"));
+}
+
+TEST_CASE("codegen golden: float16 per-operation rounding, strided 2-d", "[codegen]") {
+  Program p = compile_program("y = x * 2 + 1.1\nz = sqrt(x)", {in("x", DType::Float16)});
+  KernelLayout l = strided_layout(p, 2);
+  l.outputs[1] = Access::Contig;
+  std::string src = generate_source(p, l, "cujit_half");
+  check_golden("half_strided2", src);
+  CHECK(contains(src, "half.cuh"));
+  CHECK_FALSE(contains(src, "#include"));
+}
+
+TEST_CASE("codegen golden: complex64 with a weak complex scalar, 64-bit index", "[codegen]") {
+  Program p = compile_program("out = exp(z) * w + conj(z)", {in("z", DType::Complex64), in("w", DType::Complex128, true)});
+  KernelLayout l = contiguous_layout(p, 1, true);
+  std::string src = generate_source(p, l, "cujit_cplx");
+  check_golden("complex_exp_i64", src);
+  CHECK(contains(src, "complex_math.cuh"));
+  CHECK_FALSE(contains(src, "#include"));
+}
+
+TEST_CASE("codegen golden: int32 NumPy division and shifts, uniform divisor, strided 64-bit", "[codegen]") {
+  Program p = compile_program("q = floor_divide(a, b)\nr = a % b\ns = a << 3\nt = a ** 2",
+                              {in("a", DType::Int32), in("b", DType::Int32)});
+  KernelLayout l = strided_layout(p, 3, true);
+  l.inputs[1] = Access::Uniform;
+  check_golden("int_divmod_strided3_i64", generate_source(p, l, "cujit_int"));
+}
+
+TEST_CASE("codegen golden: raw indexing, i and n, a 0-d input by value", "[codegen]") {
+  Program p = compile_program("out = x[n - 1 - i] + y", {in("x", DType::Float64, false, true), in("y", DType::Float64)});
+  KernelLayout l = contiguous_layout(p);
+  l.inputs[1] = Access::Value;
+  std::string src = generate_source(p, l, "cujit_rev");
+  check_golden("raw_reverse_value", src);
+  CHECK(contains(src, "checks.cuh"));
+}
+
+TEST_CASE("codegen golden: locals, compound assignment, where, clip, weak int that must fit", "[codegen]") {
+  Program p = compile_program(
+      "t = x * k\nfloat32 u = clip(x, 0, 100)\nout = where(t > 3, u, -u)\nout += 1\nflag = !(x == 0) && isfinite(u)",
+      {in("x", DType::Int8), in("k", DType::Int64, true)});
+  KernelLayout l = contiguous_layout(p, max_vec(p));
+  check_golden("locals_where_clip_vec", generate_source(p, l, "cujit_mix"));
+}
+
+TEST_CASE("codegen: literals are exact and typed", "[codegen]") {
+  auto src = [](const std::string& prog, DType t) {
+    Program p = compile_program(prog, {in("x", t)});
+    return generate_source(p, contiguous_layout(p), "cujit_k");
+  };
+  CHECK(contains(src("o = x + 0.1", DType::Float32), "(v_x + 0.1f)"));
+  CHECK(contains(src("o = x + 0.1", DType::Float64), "(v_x + 0.1)"));
+  CHECK(contains(src("o = x * 1e300", DType::Float32), "__uint_as_float(0x7f800000u)"));  // rounds to inf in float32
+  CHECK(contains(src("o = x + nan", DType::Float64), "__longlong_as_double((long long)0x7ff8000000000000ULL)"));
+  CHECK(contains(src("o = x + -0.0", DType::Float64), "(-0.0)"));
+  CHECK(contains(src("o = x + 1.1", DType::Float16), "1.0996094f"));  // 1.1 rounded to float16 first
+  CHECK(contains(src("o = x + 18446744073709551615", DType::UInt64), "18446744073709551615ULL"));
+  CHECK(contains(src("o = x + (-9223372036854775807 - 1)", DType::Int64), "(-9223372036854775807LL - 1)"));
+  CHECK(contains(src("o = x + -2147483648", DType::Int32), "(-2147483647 - 1)"));
+  CHECK(contains(src("o = x + -5", DType::Int8), "(cj_i8)(-5)"));
+  CHECK(contains(src("o = x + 7", DType::UInt32), "7u"));
+  CHECK(contains(src("o = x * 2.5j", DType::Complex128), "cj::cpack(0.0, 2.5)"));
+}
+
+TEST_CASE("codegen: int64 against uint64 compares exactly", "[codegen]") {
+  Program p = compile_program("o = a < b\np = b >= -1\nq = b < 18446744073709551615",
+                              {in("a", DType::Int64), in("b", DType::UInt64)});
+  std::string src = generate_source(p, contiguous_layout(p), "cujit_k");
+  CHECK(contains(src, "cj::cmp_lt(v_a, v_b)"));
+  CHECK(contains(src, "cj::cmp_ge(v_b, (-1LL))"));
+  CHECK(contains(src, "(v_b < 18446744073709551615ULL)"));  // a uint64 value: no mixed comparison
+}
+
+TEST_CASE("codegen: layout keys name every choice", "[codegen]") {
+  Program p = compile_program("out = x * y + w + r[0]", {in("x", DType::Float32), in("y", DType::Float32),
+                                                         in("w", DType::Float64, true), in("r", DType::Float32, false, true)});
+  KernelLayout c = contiguous_layout(p), v = contiguous_layout(p, 4), c64 = contiguous_layout(p, 1, true);
+  KernelLayout s2 = strided_layout(p, 2), s3 = strided_layout(p, 3), s3u = strided_layout(p, 3);
+  s3u.inputs[1] = Access::Uniform;
+  CHECK(c.key_string() == "c.i32.v1|o:c|i:c,c,v,r");
+  CHECK(v.key_string() == "c.i32.v4|o:c|i:c,c,v,r");
+  CHECK(c64.key_string() == "c.i64.v1|o:c|i:c,c,v,r");
+  CHECK(s2.key_string() == "s.i32.d2|o:s|i:s,s,v,r");
+  CHECK(s3u.key_string() == "s.i32.d3|o:s|i:s,u,v,r");
+  std::vector<KernelLayout> all = {c, v, c64, s2, s3, s3u};
+  for (std::size_t a = 0; a < all.size(); ++a)
+    for (std::size_t b = 0; b < all.size(); ++b) {
+      CHECK((all[a].key_string() == all[b].key_string()) == (a == b));
+      CHECK((all[a] == all[b]) == (a == b));
+    }
+  // Different layouts give different sources; the same layout the same source.
+  CHECK(generate_source(p, c, "k") != generate_source(p, c64, "k"));
+  CHECK(generate_source(p, s2, "k") != generate_source(p, s3, "k"));
+  CHECK(generate_source(p, s3u, "k") == generate_source(p, s3u, "k"));
+}
+
+TEST_CASE("codegen: kernel signature is the documented ABI", "[codegen]") {
+  Program p = compile_program("out = x[j] * y + s\nflag = real(y) > size(y)",
+                              {in("x", DType::Float16, false, true), in("j", DType::Int64), in("y", DType::Complex64),
+                               in("s", DType::Float64, true)});
+  KernelLayout l = strided_layout(p, 3);
+  l.outputs[1] = Access::Contig;
+  l.inputs[1] = Access::Uniform;
+  std::vector<ArgSlot> sig = kernel_signature(p, l);
+  using K = ArgSlot::Kind;
+  struct Want { K kind; int operand; DType dtype; std::size_t size, align; const char* name; };
+  // Two strided operands (out, j), 3 dims, 32-bit: (extent, magic, shift + 2 strides) * 3 * 4 bytes.
+  std::vector<Want> want = {
+      {K::Output, 0, DType::Complex64, 8, 8, "p_out"},    {K::Output, 1, DType::Bool, 8, 8, "p_flag"},
+      {K::RawData, 0, DType::Float16, 8, 8, "p_x"},       {K::Size, 0, DType::Int64, 8, 8, "z_x"},
+      {K::Input, 1, DType::Int64, 8, 8, "p_j"},           {K::Input, 2, DType::Complex64, 8, 8, "p_y"},
+      {K::Size, 2, DType::Int64, 8, 8, "z_y"},            {K::InputValue, 3, DType::Float64, 8, 8, "s_s"},
+      {K::Count, -1, DType::Int64, 8, 8, "cj_n"},         {K::Layout, -1, DType::Int64, 60, 4, "cj_l"},
+      {K::Error, -1, DType::Int64, 8, 8, "cj_err"},
+  };
+  REQUIRE(sig.size() == want.size());
+  for (std::size_t k = 0; k < sig.size(); ++k) {
+    INFO("slot " << k << " " << sig[k].name);
+    CHECK(sig[k].kind == want[k].kind);
+    CHECK(sig[k].operand == want[k].operand);
+    CHECK(sig[k].dtype == want[k].dtype);
+    CHECK(sig[k].size == want[k].size);
+    CHECK(sig[k].align == want[k].align);
+    CHECK(sig[k].name == want[k].name);
+  }
+  // The source declares the parameters in that order.
+  std::string src = generate_source(p, l, "cujit_abi");
+  CHECK(contains(src, "extern \"C\" __global__ void cujit_abi(cj::c64* p_out, bool* p_flag, const cj_u16* p_x, "
+                      "const long long z_x, const cj_i64* p_j, const cj::c64* p_y, const long long z_y, const double s_s, "
+                      "const long long cj_n, const cj_layout cj_l, long long* cj_err)"));
+  CHECK(needs_error_slot(p));
+  CHECK_FALSE(needs_error_slot(compile_program("o = x + 1", {in("x", DType::Int8)})));
+
+  KernelLayout l64 = strided_layout(p, 2, true);
+  CHECK(kernel_signature(p, l64)[9].size == 8 * 2 * (1 + 4));  // rows: out, flag, j, y
+  CHECK(kernel_signature(p, l64)[9].align == 8);
+}
+
+TEST_CASE("codegen: the layout argument packs extents, divisors, then stride rows", "[codegen]") {
+  Program p = compile_program("out = x + y", {in("x", DType::Float32), in("y", DType::Float32)});
+  KernelLayout l = strided_layout(p, 2);
+  l.inputs[1] = Access::Uniform;  // rows: out, x
+  std::vector<unsigned char> b = pack_layout_arg(l, {3, 5}, {{20, 4}, {0, -4}});
+  REQUIRE(b.size() == 4 * 2 * 5);
+  std::int32_t v[10];
+  std::memcpy(v, b.data(), sizeof v);
+  std::vector<std::int64_t> got(v, v + 10);
+  CHECK(got == std::vector<std::int64_t>{3, 5, 1431655766, static_cast<std::int32_t>(2576980378u), 2, 3, 20, 4, 0, -4});
+  // 64-bit layouts divide in hardware: extents and strides only.
+  CHECK(pack_layout_arg(strided_layout(p, 1, true), {7}, {{4}, {4}, {8}}).size() == 8 * 4);
+  CHECK_THROWS_AS(pack_layout_arg(l, {3, 5}, {{20, 4}}), Error);                  // a row missing
+  CHECK_THROWS_AS(pack_layout_arg(l, {3, 5}, {{20, 4}, {0, 1LL << 33}}), Error);  // needs 64-bit
+  CHECK_THROWS_AS(pack_layout_arg(contiguous_layout(p), {}, {}), Error);
+}
+
+TEST_CASE("codegen: the 32-bit divisor constants divide every index below 2^31", "[codegen]") {
+  Program p = compile_program("out = x", {in("x", DType::Float32)});
+  KernelLayout l = strided_layout(p, 1);
+  std::mt19937 rng(11);
+  std::vector<std::int64_t> extents = {1, 2, 3, 5, 7, 10, 255, 256, 641, 65535, 65536, 65537, 1000003, (1LL << 30) + 1,
+                                       (1LL << 31) - 1};
+  for (int k = 0; k < 200; ++k) extents.push_back(1 + rng() % 100000);
+  for (std::int64_t e : extents) {
+    std::vector<unsigned char> b = pack_layout_arg(l, {e}, {{4}, {4}});
+    std::uint32_t magic, shift;
+    std::memcpy(&magic, b.data() + 4, 4);
+    std::memcpy(&shift, b.data() + 8, 4);
+    auto divide = [&](std::uint32_t r) {  // the kernel's cj_q
+      std::uint32_t hi = static_cast<std::uint32_t>((static_cast<std::uint64_t>(r) * magic) >> 32);
+      return (hi + r) >> shift;
+    };
+    std::vector<std::uint32_t> rs = {0, 1, static_cast<std::uint32_t>(e - 1), static_cast<std::uint32_t>(e),
+                                     static_cast<std::uint32_t>(e + 1), 0x7fffffffu, 0x7ffffffeu};
+    for (int k = 0; k < 2000; ++k) rs.push_back(rng() & 0x7fffffffu);
+    int bad = 0;
+    for (std::uint32_t r : rs) bad += r <= 0x7fffffffu && divide(r) != r / static_cast<std::uint32_t>(e);
+    INFO("extent " << e);
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("codegen: layouts that do not fit the program are bugs of the caller", "[codegen]") {
+  Program p = compile_program("out = x * w + r[0]", {in("x", DType::Float32), in("w", DType::Float64, true),
+                                                     in("r", DType::Float32, false, true)});
+  auto rejects = [&](KernelLayout l) {
+    try {
+      generate_source(p, l, "k");
+      return false;
+    } catch (const Error& e) {
+      return e.code() == ErrorCode::Internal;
+    }
+  };
+  KernelLayout l = contiguous_layout(p);
+  CHECK_FALSE(rejects(l));
+  KernelLayout a = l; a.inputs.pop_back();                 CHECK(rejects(a));
+  KernelLayout b = l; b.inputs[1] = Access::Contig;        CHECK(rejects(b));  // weak must be by value
+  KernelLayout c = l; c.inputs[2] = Access::Contig;        CHECK(rejects(c));  // raw must be raw
+  KernelLayout d = l; d.inputs[0] = Access::Strided;       CHECK(rejects(d));  // strided in a contiguous layout
+  KernelLayout e = l; e.vec = 3;                           CHECK(rejects(e));
+  KernelLayout f = strided_layout(p, 0);                   CHECK(rejects(f));
+  KernelLayout g = strided_layout(p, 9);                   CHECK(rejects(g));
+  KernelLayout h = strided_layout(p, 2); h.outputs[0] = Access::Contig; h.inputs[0] = Access::Contig;
+  CHECK(rejects(h));  // no strided operand
+  KernelLayout o = l; o.outputs[0] = Access::Uniform;      CHECK(rejects(o));
+  CHECK_THROWS_AS(generate_source(p, l, "2bad"), Error);
+  CHECK_THROWS_AS(generate_source(p, l, "cj_element"), Error);
+}
+
+TEST_CASE("codegen: kernel failures read as the CPU evaluator's errors", "[codegen]") {
+  Program p = compile_program("out = x[i + 4] * k + y", {in("x", DType::Float64, false, true), in("y", DType::Int8),
+                                                         in("k", DType::Int64, true)});
+  std::int64_t oob[4] = {1, 0, 6, 6};
+  CHECK(kernel_error_message(p, oob) == "index 6 is out of bounds for raw parameter 'x' of size 6");
+  std::int64_t fit[4] = {2, static_cast<int>(DType::Int8), 300, 0};
+  CHECK(kernel_error_message(p, fit) == "scalar value 300 does not fit in int8");
+}
+
+TEST_CASE("codegen: max_vec keeps every vector load within 16 bytes", "[codegen]") {
+  CHECK(max_vec(compile_program("o = x", {in("x", DType::Bool)})) == 16);
+  CHECK(max_vec(compile_program("o = x", {in("x", DType::Float16)})) == 8);
+  CHECK(max_vec(compile_program("o = float64(x)", {in("x", DType::Float32)})) == 2);
+  CHECK(max_vec(compile_program("o = x", {in("x", DType::Complex128)})) == 1);
+  // Weak scalars and raw arrays are not loaded per element.
+  CHECK(max_vec(compile_program("o = x + w + r[0]", {in("x", DType::Int16), in("w", DType::Float64, true),
+                                                     in("r", DType::Float64, false, true)})) == 2);
+}
+
+TEST_CASE("codegen: templates are found and unknown placeholders are bugs", "[codegen]") {
+  CHECK(contains(template_text("prelude.cuh"), "namespace cj"));
+  CHECK_THROWS_AS(template_text("no_such_template.cuh"), Error);
+  // The copies embedded at build time (cmake/embed.cmake) are today's files.
+  for (const char* f : {"prelude.cuh", "half.cuh", "int_ops.cuh", "math.cuh", "cast.cuh", "complex.cuh",
+                        "complex_math.cuh", "checks.cuh", "header.cu", "element.cu", "kernel_contiguous.cu",
+                        "kernel_vector.cu", "kernel_strided.cu"}) {
+    std::string e = embedded_template(f);
+    INFO(f);
+    if (!e.empty()) CHECK(e == template_text(f));
+  }
+}
+
+namespace {
+OperandView view(DType t, Shape shape, std::uintptr_t address = 0x10000, Shape strides = {}) {
+  OperandView v;
+  v.address = address;
+  v.dtype = t;
+  v.shape = shape;
+  v.strides = strides.ndim ? strides : ArrayView::contiguous_strides(shape, t);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("plan_launch: contiguous arrays vectorize up to the alignment", "[codegen]") {
+  Program p = compile_program("out = x * y", {in("x", DType::Float32), in("y", DType::Float32)});
+  LaunchPlan a = plan_launch(p, {view(DType::Float32, {1000}), view(DType::Float32, {1000})}, {view(DType::Float32, {1000})});
+  CHECK(a.layout.key_string() == "c.i32.v4|o:c|i:c,c");
+  CHECK(a.n == 1000);
+  CHECK(a.layout_arg.empty());
+  // An 8-byte aligned pointer allows 2 per vector; a 4-byte one none.
+  CHECK(plan_launch(p, {view(DType::Float32, {1000}, 0x10008), view(DType::Float32, {1000})}, {view(DType::Float32, {1000})})
+            .layout.vec == 2);
+  CHECK(plan_launch(p, {view(DType::Float32, {1000}, 0x10004), view(DType::Float32, {1000})}, {view(DType::Float32, {1000})})
+            .layout.vec == 1);
+  CHECK(plan_launch(p, {view(DType::Float32, {10}), view(DType::Float32, {10})}, {view(DType::Float32, {10})}, 1).layout.vec == 1);
+  // A size-1 input is read once; a 0-d host value comes by value.
+  OperandView hv = view(DType::Float32, {});
+  hv.host_value = true;
+  CHECK(plan_launch(p, {view(DType::Float32, {4, 5}), view(DType::Float32, {1, 1})}, {view(DType::Float32, {4, 5})})
+            .layout.key_string() == "c.i32.v4|o:c|i:c,u");
+  CHECK(plan_launch(p, {view(DType::Float32, {4, 5}), hv}, {view(DType::Float32, {4, 5})}).layout.key_string() ==
+        "c.i32.v4|o:c|i:c,v");
+  // Leading extent-1 dimensions do not make an array strided.
+  CHECK(plan_launch(p, {view(DType::Float32, {5}), view(DType::Float32, {1, 5})}, {view(DType::Float32, {1, 5})})
+            .layout.kind == KernelLayout::Kind::Contiguous);
+}
+
+TEST_CASE("plan_launch: broadcasting is strided with merged dimensions", "[codegen]") {
+  Program p = compile_program("out = x + y", {in("x", DType::Float64), in("y", DType::Float64)});
+  // (3,1) + (4,) -> (3,4): both inputs broadcast; the output is contiguous.
+  LaunchPlan a = plan_launch(p, {view(DType::Float64, {3, 1}), view(DType::Float64, {4})}, {view(DType::Float64, {3, 4})});
+  CHECK(a.layout.key_string() == "s.i32.d2|o:c|i:s,s");
+  CHECK(a.n == 12);
+  std::vector<unsigned char> want = pack_layout_arg(a.layout, {3, 4}, {{8, 0}, {0, 8}});
+  CHECK(a.layout_arg == want);
+  // A transposed (2,3,4) view: the inner two dimensions of x merge, y is contiguous.
+  Shape tshape{2, 3, 4};
+  OperandView x = view(DType::Float64, tshape, 0x10000, Shape{8, 64, 16});  // strides of a (3,4,2) array, transposed
+  LaunchPlan b = plan_launch(p, {x, view(DType::Float64, tshape)}, {view(DType::Float64, tshape)});
+  CHECK(b.layout.key_string() == "s.i32.d2|o:c|i:s,c");
+  CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 12}, {{8, 16}}));
+  // A strided output with an extent-1 dimension dropped.
+  OperandView o = view(DType::Float64, {4, 1, 3}, 0x10000, Shape{48, 8, 16});
+  LaunchPlan c = plan_launch(p, {view(DType::Float64, {4, 1, 3}), view(DType::Float64, {3})}, {o});
+  CHECK(c.layout.key_string() == "s.i32.d2|o:s|i:c,s");
+  CHECK(c.layout_arg == pack_layout_arg(c.layout, {4, 3}, {{48, 16}, {0, 8}}));
+  // 64-bit indexing only when an offset needs it.
+  OperandView big = view(DType::Float64, {3, 4}, 0x10000, Shape{1LL << 31, 8});
+  CHECK(plan_launch(p, {big, view(DType::Float64, {4})}, {view(DType::Float64, {3, 4})}).layout.index64);
+  CHECK_FALSE(plan_launch(p, {view(DType::Float64, {3, 4}, 0x10000, Shape{-32, 8}), view(DType::Float64, {4})},
+                          {view(DType::Float64, {3, 4})}).layout.index64);
+}
+
+TEST_CASE("plan_launch: mismatches are the evaluator's errors", "[codegen]") {
+  Program p = compile_program("out = x + y + r[0]", {in("x", DType::Int32), in("y", DType::Int32), in("r", DType::Int32, false, true)});
+  auto code = [&](const std::vector<OperandView>& ins, const std::vector<OperandView>& outs) {
+    try {
+      plan_launch(p, ins, outs);
+      return std::string("ok");
+    } catch (const Error& e) {
+      return std::to_string(static_cast<int>(e.code())) + " " + e.what();
+    }
+  };
+  OperandView r = view(DType::Int32, {6});
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {4}), r}, {view(DType::Int32, {3})}) ==
+        "3 shapes do not broadcast: input 'y' has shape (4,) but the others give (3,)");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {4})}) ==
+        "3 output 'out' has shape (4,), but the inputs broadcast to (3,)");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), view(DType::Int32, {3}, 0x10000, Shape{8})},
+             {view(DType::Int32, {3})}) == "1 raw parameter 'r' must be C-contiguous; pass a contiguous copy");
+  CHECK(code({view(DType::Float32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3})}) ==
+        "3 input 'x' is float32, but the program was checked for int32");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3}, 0x10000, Shape{0})}) ==
+        "1 output 'out' overlaps itself (a zero stride)");
+  CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3})}) == "ok");
+}
