@@ -435,7 +435,9 @@ class Evaluator {
 
   Col binary_op(const Expr& e) {
     std::string_view f = op_text(e.op);
-    DType ta = e.args[0]->type, tb = e.args[1]->type;
+    // A literal above INT64_MAX is held as uint64 (see literal()).
+    auto held = [](const Expr& a) { return a.folded && a.value.big ? DType::UInt64 : a.type; };
+    DType ta = held(*e.args[0]), tb = held(*e.args[1]);
     // int64 against uint64: NumPy compares exactly, with no common dtype.
     if (is_cmp(f) && is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
         (ta == DType::UInt64 || tb == DType::UInt64)) {

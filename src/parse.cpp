@@ -392,7 +392,7 @@ class Parser {
     Value& v = e.value;
     if (t.suffix == Suffix::Imag) {
       v.kind = Value::Complex;
-      v.c = {0.0, t.kind == Tok::Int ? static_cast<double>(t.int_value) : t.float_value};
+      v.c = {0.0, t.float_value};  // the lexer reads every imaginary literal as a float
       return;
     }
     if (t.kind == Tok::Float) {

@@ -1,6 +1,7 @@
 // Scalar semantics of every operation, one C++ function per NumPy rule. The CPU
-// evaluator applies them element by element; templates/cujit_ops.cuh mirrors them
-// on the GPU, and the reference tests hold both to NumPy.
+// evaluator applies them element by element; the helpers in templates/ (int_ops.cuh,
+// math.cuh, cast.cuh, half.cuh, complex*.cuh) mirror them on the GPU, and the
+// reference tests hold both to NumPy.
 #pragma once
 #include <cmath>
 #include <complex>

@@ -83,3 +83,14 @@ TEST_CASE("evaluator: float16 rounds per operation, int64 vs uint64 compares exa
   CHECK(values<bool>(c[0].array) == std::vector<bool>{true, false});
   CHECK(values<bool>(c[1].array) == std::vector<bool>{false, true});
 }
+
+TEST_CASE("evaluator: imaginary literals and uint64 literals above INT64_MAX") {
+  auto z = make<float>(DType::Complex64, {1}, {2.0f, 3.0f});
+  auto o = evaluate_cpu("o = z * 1j", {in("z", z)});
+  CHECK(o[0].array.as<float>()[0] == -3.0f);
+  CHECK(o[0].array.as<float>()[1] == 2.0f);
+  auto u = make<std::uint64_t>(DType::UInt64, {2}, {5, ~0ull});
+  auto c = evaluate_cpu("lt = u < 18446744073709551615; eq = u == 18446744073709551615", {in("u", u)});
+  CHECK(values<bool>(c[0].array) == std::vector<bool>{true, false});
+  CHECK(values<bool>(c[1].array) == std::vector<bool>{false, true});
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# jitcache end to end on a fresh cache directory: compile (NVRTC, no GPU),
+# list, verify with a corrupted entry, prune, clear, and exit codes.
+# Usage: jitcache_test.sh path/to/jitcache
+set -u
+JITCACHE="$1"
+export CUJIT_CACHE_DIR=$(mktemp -d)
+trap 'rm -rf "$CUJIT_CACHE_DIR"' EXIT
+fails=0
+
+expect() {  # expect CODE SUBSTRING -- ARGS...
+  local code="$1" want="$2"
+  shift 3
+  local out rc
+  out=$("$JITCACHE" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$code" ] || [[ "$out" != *"$want"* ]]; then
+    echo "FAIL: jitcache $* -> exit $rc (want $code)"
+    echo "  output: $out"
+    echo "  wanted: $want"
+    fails=$((fails + 1))
+  fi
+}
+
+expect 0 "compiled" -- compile -i x=float32 'out = sin(x)*5'
+expect 0 "already cached" -- compile -i x=float32 'out = sin(x)*5'
+expect 0 "s.i32.d2" -- compile -i x=float16 -i a=float64:weak 'out = x * a' --layout strided --ndim 2
+expect 0 "3 entries in" -- list
+entry=$(find "$CUJIT_CACHE_DIR" -type f ! -name '*.lock' | head -1)
+printf 'X' | dd of="$entry" bs=1 seek=100 conv=notrunc 2>/dev/null
+expect 3 "checksum mismatch" -- verify
+expect 0 "(removed)" -- verify --remove
+expect 0 "2 entries checked, 0 bad" -- verify
+expect 0 "removed 0 entries" -- prune --older-than 30d
+expect 0 "kept 0" -- prune --max-size 0
+expect 0 "entries: 0" -- stats
+expect 0 "compiled" -- compile -i x=int8 -i r=int32:raw 'out = x + r[i % size(r)]'
+expect 0 "removed 2 entries" -- clear
+expect 1 "unknown dtype 'float'" -- compile -i x=float 'out = x'
+expect 1 "--arch" -- compile --arch smXX -i x=float32 'out = x'
+expect 1 "prune needs" -- prune
+expect 2 "hint: did you mean 'sin'?" -- compile -i x=float32 'out = sinn(x)'
+CUJIT_CACHE=0 expect 1 "disk cache is off" -- list
+
+if [ "$fails" != 0 ]; then
+  echo "$fails jitcache check(s) failed"
+  exit 1
+fi
+echo "all jitcache checks passed"
