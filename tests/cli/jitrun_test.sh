@@ -53,6 +53,16 @@ expect 0 "out = [0. 1.]" -- --print --shape 2 -i 'x=arange(3)' 'out = x[i]'
 expect 1 "--shape 2y" -- --shape 2y -i 'x=arange(3)' 'out = x[i]'
 expect 3 "" -- -i 'x=rand(3)' -o out=/nonexistent/dir/o.npy 'out = x'
 
+# --emit needs no GPU: source, PTX (NVRTC runs for real) and a cubin file
+expect 0 "out = sin(x)*5" -- --emit source -i 'x=rand(1000)' 'out = sin(x)*5'
+expect 0 "extern \"C\" __global__ void jitrun(" -- --emit source -i 'x=rand(1000)' 'out = sin(x)*5'
+expect 0 ".target sm_80" -- --emit ptx --arch sm_80 -i 'x=rand(10):float16' 'out = x * 2'
+expect 0 "cubin to $TMP/k.cubin" -- --emit cubin -o "$TMP/k.cubin" -i 'x=rand(10)' 'out = x * 2'
+[ -s "$TMP/k.cubin" ] || { echo "FAIL: no cubin written"; fails=$((fails + 1)); }
+expect 1 "give its path with -o PATH" -- --emit cubin -i 'x=rand(10)' 'out = x * 2'
+expect 1 "--emit" -- --emit llvm -i 'x=rand(10)' 'out = x * 2'
+expect 1 "--arch smXX" -- --emit ptx --arch smXX -i 'x=rand(10)' 'out = x * 2'
+
 if [ "$fails" != 0 ]; then
   echo "$fails jitrun check(s) failed"
   exit 1

@@ -6,18 +6,23 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
-#include <cstdio>
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "check.hpp"
+#include "codegen.hpp"
+#include "compile.hpp"
 #include "cujit/error.hpp"
 #include "driver.hpp"
 #include "eval.hpp"
 #include "fail.hpp"
 #include "format.hpp"
+#include "kernel_cache.hpp"
 #include "launch.hpp"
 #include "lex.hpp"
 #include "npy.hpp"
@@ -32,6 +37,7 @@ struct Options {
   std::string program;
   std::vector<std::string> inputs, outputs, types;
   bool print = false, verbose = false, bench = false;
+  std::string emit, arch;
   int bench_runs = 20;
   std::string device = "auto";
   std::string shape;
@@ -185,9 +191,90 @@ void bench(const GpuProgram& g, int device, const std::vector<ArrayView>& in, co
   std::printf("bench: kernel / copy bandwidth: %.2f\n", c > 0 && k > 0 ? c / k : 0.0);
 }
 
+void print_cache_counters() {
+  cache::Counters c = cache::global_cache().counters();
+  std::fprintf(stderr,
+               "jitrun: kernel cache %s: %llu memory hits, %llu disk hits, %llu compiles (%.1f ms), "
+               "disk read %.3f ms, disk write %.3f ms\n",
+               cache::global_cache().config().enabled ? cache::global_cache().config().dir.c_str() : "(memory only)",
+               static_cast<unsigned long long>(c.memory_hits), static_cast<unsigned long long>(c.disk_hits),
+               static_cast<unsigned long long>(c.compiles), static_cast<double>(c.compile_ns) / 1e6,
+               static_cast<double>(c.disk_read_ns) / 1e6, static_cast<double>(c.disk_write_ns) / 1e6);
+}
+
+int arch_number(const std::string& a) {
+  std::string digits = a.rfind("sm_", 0) == 0 ? a.substr(3) : a;
+  try {
+    std::size_t used = 0;
+    int v = std::stoi(digits, &used);
+    if (used == digits.size() && v > 0) return v;
+  } catch (const std::exception&) {
+  }
+  fail(ErrorCode::Usage, "--arch {}: expected sm_XX or XX, e.g. sm_90", a);
+}
+
+// --emit: the kernel a GPU run of these inputs would use, as source, PTX or
+// cubin. The layout is planned as for arrays in fresh device memory (aligned,
+// C-contiguous); no GPU is needed.
+int emit(const Options& opt, const Program& program, const std::vector<Input>& inputs, const Shape* shape) {
+  using clock = std::chrono::steady_clock;
+  if (opt.emit != "source" && opt.emit != "ptx" && opt.emit != "cubin")
+    fail(ErrorCode::Usage, "--emit must be source, ptx or cubin, got '{}'", opt.emit);
+  std::vector<OperandView> ins, outs;
+  std::uintptr_t fake = 1u << 20;  // 256-byte aligned stand-ins for device addresses
+  for (const Input& in : inputs) {
+    OperandView v;
+    v.dtype = in.view.dtype;
+    v.shape = in.view.shape;
+    v.strides = ArrayView::contiguous_strides(in.view.shape, in.view.dtype);
+    v.host_value = in.weak || (in.view.shape.ndim == 0 && !in.raw);
+    v.address = fake;
+    fake += (static_cast<std::uintptr_t>(in.view.size()) * dtype_size(in.view.dtype) + 511) & ~std::uintptr_t{255};
+    ins.push_back(v);
+  }
+  std::vector<ArrayView> views;
+  for (const Input& in : inputs) views.push_back(in.view);
+  Shape out_shape = shape ? *shape : broadcast_shape(program, views.data());
+  for (const Var& v : program.outputs) {
+    OperandView o;
+    o.dtype = v.dtype;
+    o.shape = out_shape;
+    o.strides = ArrayView::contiguous_strides(out_shape, v.dtype);
+    o.address = fake;
+    fake += (static_cast<std::uintptr_t>(out_shape.size()) * dtype_size(v.dtype) + 511) & ~std::uintptr_t{255};
+    outs.push_back(o);
+  }
+  auto t0 = clock::now();
+  LaunchPlan plan = plan_launch(program, ins, outs, GpuOptions{}.max_vector);
+  std::string source = generate_source(program, plan.layout, "jitrun");
+  double t_codegen = ms_since(t0);
+  if (opt.emit == "source") {
+    std::fputs(source.c_str(), stdout);
+  } else {
+    CompileOptions co;
+    co.arch = cap_arch(!opt.arch.empty() ? arch_number(opt.arch) : gpu_available() ? device_info(0).arch() : 90);
+    auto t1 = clock::now();
+    CompiledKernel k = compile_cuda(source, "jitrun", co);
+    if (opt.verbose) std::fprintf(stderr, "jitrun: NVRTC %.1f ms for %s\n", ms_since(t1), k.target.c_str());
+    if (opt.emit == "ptx") {
+      std::fputs(k.ptx.c_str(), stdout);
+    } else {
+      if (opt.outputs.size() != 1 || opt.outputs[0].find('=') != std::string::npos)
+        fail(ErrorCode::Usage, "--emit cubin writes a file: give its path with -o PATH");
+      FILE* f = std::fopen(opt.outputs[0].c_str(), "wb");
+      if (!f || std::fwrite(k.cubin.data(), 1, k.cubin.size(), f) != k.cubin.size() || std::fclose(f) != 0)
+        fail(ErrorCode::Data, "{}: cannot write the cubin: {}", opt.outputs[0], std::strerror(errno));
+      std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s\n", k.cubin.size(), k.target.c_str(), opt.outputs[0].c_str());
+    }
+  }
+  if (opt.verbose)
+    std::fprintf(stderr, "jitrun: layout %s; plan+codegen %.3f ms\n", plan.layout.key_string().c_str(), t_codegen);
+  return 0;
+}
+
 int run(const Options& opt) {
   using clock = std::chrono::steady_clock;
-  const int device = choose_device(opt.device);
+  const int device = opt.emit.empty() ? choose_device(opt.device) : -1;
   if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
 
@@ -213,7 +300,7 @@ int run(const Options& opt) {
     specs.push_back(OutputSpec{name, *d});
   }
   std::map<std::string, std::string> paths;
-  for (const auto& o : opt.outputs) {
+  for (const auto& o : opt.emit == "cubin" ? std::vector<std::string>{} : opt.outputs) {
     auto [name, path] = split_eq(o, "-o/--output");
     paths[name] = path;
   }
@@ -247,6 +334,8 @@ int run(const Options& opt) {
         break;
       }
   }
+
+  if (!opt.emit.empty()) return emit(opt, *program, inputs, shape);
 
   std::vector<std::pair<std::string, Array>> outs;
   if (device < 0) {
@@ -306,6 +395,7 @@ int run(const Options& opt) {
                                                         : st.kernel == LaunchStats::Kernel::Disk     ? "disk cache hit"
                                                                                                      : "memory cache hit",
                    st.load_ms, st.launch_ms, t_run, t_upload, t_download);
+      print_cache_counters();
     }
     if (opt.bench) {
       if (st.n == 0) fail(ErrorCode::Usage, "--bench: the program has no elements to time");
@@ -332,9 +422,14 @@ int main(int argc, char** argv) {
   app.add_option("-i,--input", opt.inputs,
                  "NAME=SOURCE: a .npy file; a scalar (3.5, 2.0f, 7); or rand(N), randn(N), arange(N), "
                  "linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by default); "
-                 "N may be 1e6 or 3x4");
-  app.add_option("-o,--output", opt.outputs, "NAME=PATH: write that output to a .npy file");
-  app.add_option("-t,--type", opt.types, "NAME=DTYPE: declare an output's dtype");
+                 "N may be 1e6 or 3x4")
+      ->allow_extra_args(false);
+  app.add_option("-o,--output", opt.outputs, "NAME=PATH: write that output to a .npy file (with --emit cubin: PATH)")
+      ->allow_extra_args(false);
+  app.add_option("-t,--type", opt.types, "NAME=DTYPE: declare an output's dtype")->allow_extra_args(false);
+  app.add_option("--emit", opt.emit, "print the kernel's CUDA source or PTX, or write its cubin (-o PATH); no GPU needed")
+      ->check(CLI::IsMember({"source", "ptx", "cubin"}));
+  app.add_option("--arch", opt.arch, "--emit ptx|cubin target, e.g. sm_90 (default: GPU 0's, else sm_90)");
   app.add_flag("--print", opt.print, "print outputs the way NumPy prints arrays");
   app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, or a CUDA device number");
   app.add_flag("--bench", opt.bench, "time the kernel: median of the runs after a warm-up, GB/s, and a device-to-device copy of the same bytes");
