@@ -82,7 +82,16 @@ int main(int argc, char** argv) {
              nvrtc_version(), co.arch, date);
   fmt::print("| program | front end ms | codegen ms | NVRTC ms | total ms | cubin bytes |\n");
   fmt::print("|---|---:|---:|---:|---:|---:|\n");
-  compile_cuda("extern \"C\" __global__ void warm() {}", "warm", co);  // NVRTC's one-time start-up
+  // NVRTC's floor on this machine: an empty kernel, after its one-time start-up.
+  const std::string empty = "extern \"C\" __global__ void empty() {}";
+  compile_cuda(empty, "empty", co);
+  std::vector<double> floor_ms;
+  for (int r = 0; r < runs; ++r) {
+    auto t0 = clock_type::now();
+    compile_cuda(empty, "empty", co);
+    floor_ms.push_back(ms(clock_type::now() - t0));
+  }
+  fmt::print("| (NVRTC floor: an empty kernel) | - | - | {:.1f} | {:.1f} | - |\n", median(floor_ms), median(floor_ms));
   for (const Case& c : cases) {
     std::vector<double> fe, cg, nv, total;
     std::size_t cubin = 0;
