@@ -351,4 +351,12 @@ CompiledKernel compile_cuda(const std::string& source, const std::string& name_f
   return k;
 }
 
+int parse_arch(const std::string& text, const char* flag) {
+  std::string digits = text.rfind("sm_", 0) == 0 ? text.substr(3) : text;
+  bool ok = !digits.empty() && digits.size() <= 4;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9';
+  if (!ok || std::stoi(digits) == 0) fail(ErrorCode::Usage, "{} {}: expected sm_XX or XX, e.g. sm_90", flag, text);
+  return std::stoi(digits);
+}
+
 }  // namespace cujit

@@ -43,6 +43,8 @@ std::vector<int> nvrtc_supported_archs();  // ascending: {75, 80, 86, ..., 121}
 // NVRTC still gets a cubin NVRTC can make plus PTX its driver can JIT.
 // Throws ErrorCode::Device when wanted is older than every supported arch.
 int cap_arch(int wanted);
+// "sm_90" or "90" -> 90; fail(Usage) naming `flag` otherwise (command-line --arch).
+int parse_arch(const std::string& text, const char* flag = "--arch");
 
 // The options that decide the compiled code, canonical (the arch resolved and
 // capped), space-separated: part of the kernel cache key. Include paths are

@@ -322,27 +322,16 @@ struct GpuProgram::Impl {
       auto t0 = clock_type::now();
       std::string source = render(l);
       if (stats) stats->codegen_ms = ms_since(t0);
-      const cache::Key ckey = cache::make_key(source, options, target, nvrtc_version());
       bool compiled = false;
       t0 = clock_type::now();
-      entry = kc.get_or_compile(ckey, target, [&] {
-        compiled = true;
-        CompiledKernel k;
-        try {
-          k = compile_cuda(source, opt.kernel_name, co);
-        } catch (const Error& e) {
-          // In raw CUDA mode the source is the user's: a compile error is theirs.
-          if (opt.render && e.code() == ErrorCode::Internal)
-            fail(ErrorCode::Program, "the CUDA code of kernel '{}' does not compile:\n{}", opt.kernel_name, e.what());
-          throw;
-        }
-        cache::Entry e;
-        e.target = k.target;
-        e.cubin = std::move(k.cubin);
-        e.ptx = std::move(k.ptx);
-        e.source = source;
-        return e;
-      });
+      try {
+        entry = compile_through_cache(source, opt.kernel_name, co, &compiled);
+      } catch (const Error& e) {
+        // In raw CUDA mode the source is the user's: a compile error is theirs.
+        if (opt.render && e.code() == ErrorCode::Internal)
+          fail(ErrorCode::Program, "the CUDA code of kernel '{}' does not compile:\n{}", opt.kernel_name, e.what());
+        throw;
+      }
       if (stats) {
         stats->compile_ms = ms_since(t0);
         stats->kernel = compiled ? LaunchStats::Kernel::Compiled : LaunchStats::Kernel::Disk;
@@ -623,6 +612,22 @@ void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream)
          device_text(dst.device));
   copy_program(src.dtype).launch(src.device.id, &src, &dst, stream);
   if (!stream) synchronize(src.device.id, nullptr);
+}
+
+std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
+                                                          const CompileOptions& co, bool* compiled) {
+  const std::string target = fmt::format("sm_{}", cap_arch(co.arch));
+  const cache::Key key = cache::make_key(source, options_string(co), target, nvrtc_version());
+  return cache::global_cache().get_or_compile(key, target, [&] {
+    if (compiled) *compiled = true;
+    CompiledKernel k = compile_cuda(source, kernel_name, co);
+    cache::Entry e;
+    e.target = k.target;
+    e.cubin = std::move(k.cubin);
+    e.ptx = std::move(k.ptx);
+    e.source = source;
+    return e;
+  });
 }
 
 }  // namespace cujit

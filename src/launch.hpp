@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "codegen.hpp"
+#include "compile.hpp"
+#include "entry.hpp"
 #include "cujit/array.hpp"
 
 namespace cujit {
@@ -101,5 +103,12 @@ Shape broadcast_shape(const Program& p, const ArrayView* inputs);
 void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream = nullptr);
 
 std::string shape_string(const Shape& s);  // NumPy's "(2, 3)", "(5,)", "()"
+
+// Compiles kernel source through the kernel cache (memory, then disk, then
+// NVRTC, once across threads and processes), keyed by the source, options,
+// target and NVRTC version: what a launch does for a new layout, and what
+// `jitcache compile` does without a GPU. `compiled` tells whether NVRTC ran.
+std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
+                                                          const CompileOptions& co, bool* compiled = nullptr);
 
 }  // namespace cujit

@@ -13,6 +13,7 @@
 #include "cujit/error.hpp"
 #include "fail.hpp"
 #include "kernel_cache.hpp"
+#include "launch.hpp"
 
 using namespace cujit;
 
@@ -98,17 +99,6 @@ Param parse_param(const std::string& spec) {
   return p;
 }
 
-int arch_number(const std::string& a) {
-  std::string digits = a.rfind("sm_", 0) == 0 ? a.substr(3) : a;
-  try {
-    std::size_t used = 0;
-    int v = std::stoi(digits, &used);
-    if (used == digits.size() && v > 0) return v;
-  } catch (const std::exception&) {
-  }
-  fail(ErrorCode::Usage, "--arch {}: expected sm_XX or XX, e.g. sm_90", a);
-}
-
 int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
   std::vector<Param> params;
   for (const auto& s : a.inputs) params.push_back(parse_param(s));
@@ -121,7 +111,7 @@ int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
   }
   Program p = compile_program(a.program, params, decl);
   CompileOptions co;
-  co.arch = cap_arch(a.arch.empty() ? 90 : arch_number(a.arch));
+  co.arch = cap_arch(a.arch.empty() ? 90 : parse_arch(a.arch));
   co.fast_math = a.fast_math;
   std::vector<KernelLayout> layouts;
   if (a.layout == "contiguous" || a.layout == "all") {
@@ -136,16 +126,7 @@ int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
     cache::Key key = cache::make_key(source, options, target, nvrtc_version());
     bool compiled = false;
     auto t0 = std::chrono::steady_clock::now();
-    kc.get_or_compile(key, target, [&] {
-      compiled = true;
-      CompiledKernel k = compile_cuda(source, a.name, co);
-      cache::Entry e;
-      e.target = k.target;
-      e.cubin = std::move(k.cubin);
-      e.ptx = std::move(k.ptx);
-      e.source = source;
-      return e;
-    });
+    compile_through_cache(source, a.name, co, &compiled);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%s  %s  %-28s %s (%.1f ms)\n", key.hex().c_str(), target.c_str(), l.key_string().c_str(),
                 compiled ? "compiled" : "already cached", ms);

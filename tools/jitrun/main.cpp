@@ -202,17 +202,6 @@ void print_cache_counters() {
                static_cast<double>(c.disk_read_ns) / 1e6, static_cast<double>(c.disk_write_ns) / 1e6);
 }
 
-int arch_number(const std::string& a) {
-  std::string digits = a.rfind("sm_", 0) == 0 ? a.substr(3) : a;
-  try {
-    std::size_t used = 0;
-    int v = std::stoi(digits, &used);
-    if (used == digits.size() && v > 0) return v;
-  } catch (const std::exception&) {
-  }
-  fail(ErrorCode::Usage, "--arch {}: expected sm_XX or XX, e.g. sm_90", a);
-}
-
 // --emit: the kernel a GPU run of these inputs would use, as source, PTX or
 // cubin. The layout is planned as for arrays in fresh device memory (aligned,
 // C-contiguous); no GPU is needed.
@@ -252,7 +241,7 @@ int emit(const Options& opt, const Program& program, const std::vector<Input>& i
     std::fputs(source.c_str(), stdout);
   } else {
     CompileOptions co;
-    co.arch = cap_arch(!opt.arch.empty() ? arch_number(opt.arch) : gpu_available() ? device_info(0).arch() : 90);
+    co.arch = cap_arch(!opt.arch.empty() ? parse_arch(opt.arch) : gpu_available() ? device_info(0).arch() : 90);
     auto t1 = clock::now();
     CompiledKernel k = compile_cuda(source, "jitrun", co);
     if (opt.verbose) std::fprintf(stderr, "jitrun: NVRTC %.1f ms for %s\n", ms_since(t1), k.target.c_str());
