@@ -8,27 +8,6 @@
 namespace cujit {
 
 namespace {
-template <class F>
-void with_storage_type(DType t, F&& f) {
-  using namespace scalar;
-  switch (t) {
-    case DType::Bool: return f(bool{});
-    case DType::Int8: return f(std::int8_t{});
-    case DType::Int16: return f(std::int16_t{});
-    case DType::Int32: return f(std::int32_t{});
-    case DType::Int64: return f(std::int64_t{});
-    case DType::UInt8: return f(std::uint8_t{});
-    case DType::UInt16: return f(std::uint16_t{});
-    case DType::UInt32: return f(std::uint32_t{});
-    case DType::UInt64: return f(std::uint64_t{});
-    case DType::Float16: return f(Half{});
-    case DType::BFloat16: return f(BF16{});
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Complex64: return f(std::complex<float>{});
-    case DType::Complex128: return f(std::complex<double>{});
-  }
-}
 }  // namespace
 
 Arg& Arg::operator=(const Arg& o) {
@@ -51,18 +30,18 @@ void Arg::make_typed(DType t) {
       fail(ErrorCode::Usage, "only a scalar or a host 0-d array converts to a typed scalar");
     unsigned char from[16];
     std::memcpy(from, view_.data, dtype_size(view_.dtype));
-    with_storage_type(view_.dtype, [&](auto ftag) {
+    scalar::visit(view_.dtype, [&](auto ftag) {
       using F = decltype(ftag);
       F f;
       std::memcpy(&f, from, sizeof f);
-      with_storage_type(t, [&](auto tag) {
+      scalar::visit(t, [&](auto tag) {
         using T = decltype(tag);
         T v = scalar::cast<T>(f);
         std::memcpy(bytes_, &v, sizeof v);
       });
     });
   } else {
-    with_storage_type(t, [&](auto tag) {
+    scalar::visit(t, [&](auto tag) {
       using T = decltype(tag);
       T v{};
       switch (src_) {

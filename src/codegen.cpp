@@ -194,26 +194,6 @@ std::string emit(double v) { return lit_f64(v); }
 std::string emit(std::complex<float> v) { return "cj::cpack(" + lit_f32(v.real()) + ", " + lit_f32(v.imag()) + ")"; }
 std::string emit(std::complex<double> v) { return "cj::cpack(" + lit_f64(v.real()) + ", " + lit_f64(v.imag()) + ")"; }
 
-// Calls f(T{}) with the host C++ type of a dtype (as the CPU evaluator's).
-template <class F> void visit_dtype(DType t, F&& f) {
-  switch (t) {
-    case DType::Bool: return f(bool{});
-    case DType::Int8: return f(std::int8_t{});
-    case DType::Int16: return f(std::int16_t{});
-    case DType::Int32: return f(std::int32_t{});
-    case DType::Int64: return f(std::int64_t{});
-    case DType::UInt8: return f(std::uint8_t{});
-    case DType::UInt16: return f(std::uint16_t{});
-    case DType::UInt32: return f(std::uint32_t{});
-    case DType::UInt64: return f(std::uint64_t{});
-    case DType::Float16: return f(scalar::Half{});
-    case DType::BFloat16: return f(scalar::BF16{});
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Complex64: return f(std::complex<float>{});
-    case DType::Complex128: return f(std::complex<double>{});
-  }
-}
 
 template <class T> T value_as(const Value& v) {
   using scalar::cast;
@@ -341,10 +321,10 @@ class BodyGen {
   std::string const_in(const Expr& e, DType to) {
     note_type(to);
     std::string out;
-    visit_dtype(value_dtype(e), [&](auto ft) {
+    scalar::visit(value_dtype(e), [&](auto ft) {
       using F = decltype(ft);
       F x = value_as<F>(e.value);
-      visit_dtype(to, [&](auto tt) {
+      scalar::visit(to, [&](auto tt) {
         using T = decltype(tt);
         out = emit(scalar::cast<T>(x));
       });

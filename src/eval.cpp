@@ -15,26 +15,6 @@ using namespace scalar;
 using c64 = std::complex<float>;
 using c128 = std::complex<double>;
 
-// Calls f(T{}) with the C++ element type of a dtype.
-template <class F> decltype(auto) visit(DType t, F&& f) {
-  switch (t) {
-    case DType::Bool: return f(bool{});
-    case DType::Int8: return f(std::int8_t{});
-    case DType::Int16: return f(std::int16_t{});
-    case DType::Int32: return f(std::int32_t{});
-    case DType::Int64: return f(std::int64_t{});
-    case DType::UInt8: return f(std::uint8_t{});
-    case DType::UInt16: return f(std::uint16_t{});
-    case DType::UInt32: return f(std::uint32_t{});
-    case DType::UInt64: return f(std::uint64_t{});
-    case DType::Float16: return f(Half{});
-    case DType::BFloat16: return f(BF16{});
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Complex64: return f(c64{});
-    default: return f(c128{});
-  }
-}
 
 // A chunk of values of one dtype: what every node of the tree evaluates to.
 struct Col {
