@@ -7,9 +7,6 @@
 
 namespace cujit {
 
-namespace {
-}  // namespace
-
 Arg& Arg::operator=(const Arg& o) {
   kind_ = o.kind_;
   src_ = o.src_;
