@@ -143,11 +143,11 @@ template <class T> __device__ __forceinline__ T fremainder(T a, T b) {
 }
 
 // pow for the exponents where it is one correctly rounded operation, as that
-// operation: glibc's pow (NumPy's, and NumPy's own x ** 0.5 is sqrt) is
-// correctly rounded there, CUDA's is not, and the difference grows in what
-// follows: x ** y ** 0.5 must be 27 for 3 and 9, and an even root of a
-// negative base that is exact must stay an integer, not make a NaN. pow(x, 0.5)
-// differs from sqrt(x) only at -0 and -inf (+0, +inf), which take pow.
+// operation (src/scalar.hpp's fpow): NumPy's x ** 0.5 is sqrt, CUDA's pow
+// misses by an ulp at times, and the difference grows in what follows: x ** y
+// ** 0.5 must be 27 for 3 and 9, and an even root of a negative base that is
+// exact must stay an integer, not make a NaN. pow(x, 0.5) differs from sqrt(x)
+// only at -0 and -inf (+0, +inf), which take pow.
 template <class T> __device__ __forceinline__ T fpow(T a, T b) {
   if (b == T(0.5) && a > T(0)) return ::sqrt(a);
   if (b == T(2)) return mul(a, a);
