@@ -537,7 +537,7 @@ class BodyGen {
       }
       if (f == "**" || f == "power") {
         if (I) return {call2("cj::ipow"), ot};
-        if (F) return {call2(fx("pow")), cd};
+        if (F) { use(kMath); return {call2("cj::fpow"), cd}; }
         if (C) { use(kComplexMath); return {call2("cj::pow"), ot}; }
       }
       if (f == "<<" && I) return {call2("cj::shl"), ot};
@@ -611,6 +611,10 @@ class BodyGen {
         {"cbrt", "cbrt"},   {"erf", "erf"},       {"erfc", "erfc"},     {"lgamma", "lgamma"}, {"tgamma", "tgamma"},
     };
     if (auto it = kFloatFn.find(f); it != kFloatFn.end()) {
+      if (F && !d && (f == "lgamma" || f == "tgamma")) {
+        use(kMath);
+        return {call1("cj::" + std::string(f) + "_f32"), cd};
+      }
       if (F) return {call1(fx(it->second)), cd};
       if (C && f != "cbrt" && f != "erf" && f != "erfc" && f != "lgamma" && f != "tgamma") {
         use(kComplexMath);

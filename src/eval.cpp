@@ -226,8 +226,8 @@ template <class T> void binary(std::string_view f, const Col& a, const Col& b, C
       if (f == "-") return x - y;
       if (f == "*") return x * y;
       if (f == "/") return x / y;
-      if (f == "**" || f == "power") return std::pow(x, y);
       if constexpr (!is_cplx_v<T>) {
+        if (f == "**" || f == "power") return fpow(x, y);
         if (f == "%" || f == "remainder") return float_remainder(x, y);
         if (f == "floor_divide") return float_floordiv(x, y);
         if (f == "fmod") return std::fmod(x, y);

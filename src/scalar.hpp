@@ -293,6 +293,19 @@ template <class P> std::complex<P> cpow(std::complex<P> a, std::complex<P> b) {
   return std::exp(b * std::log(a));
 }
 
+// Real pow, with the exponents where it is one correctly rounded operation
+// computed as that operation: NumPy's x ** 0.5, x ** 2, x ** -1 (a Python
+// scalar exponent) are sqrt, square and reciprocal, and glibc's pow, though
+// within 0.52 ulp, is not always the correctly rounded sqrt; an ulp there
+// grows in what follows (x ** y ** 0.5). pow(x, 0.5) differs from sqrt(x) only
+// at -0 and -inf, which take pow. templates/math.cuh's fpow is the same.
+template <class T> T fpow(T a, T b) {
+  if (b == T(0.5) && a > T(0)) return std::sqrt(a);
+  if (b == T(2)) return a * a;
+  if (b == T(-1)) return T(1) / a;
+  return std::pow(a, b);
+}
+
 template <class T> T sign(T a) {
   if constexpr (is_cplx_v<T>) {
     using P = typename T::value_type;

@@ -56,6 +56,21 @@ PromotionTables load_promotion(const std::string& path);
 // Integers and bools are always bit-exact. On a mismatch, *why (if given) says where and how.
 bool values_match(DType t, const void* got, const void* want, std::int64_t n, int tol, std::string* why);
 
+// Per-element loosening for results whose error depends on the inputs (the
+// rules of docs/language.md, Accuracy). Element e of a floating or complex
+// result may then differ by tol * scale[e] ulps taken at max(m, floor[e]), m
+// the magnitude of the expected value (of its larger part); a scale below 1 or
+// not finite counts as 1, a floor not finite as 0; an empty vector means all 1 /
+// all 0. Where scale[e] > 1 (an ill-conditioned result) and the expected
+// complex value has an infinite part, the magnitude overflowed and the phase,
+// uncertain to that many ulps, no longer shows in the parts: then only which
+// parts are NaN is compared.
+struct ElementTol {
+  std::vector<double> scale, floor;
+};
+bool values_match(DType t, const void* got, const void* want, std::int64_t n, int tol, std::string* why,
+                  const ElementTol* per_element);
+
 // Distance in representable values between two floating values of a real floating dtype
 // (given as their bit patterns, zero-extended); +0 and -0 are 0 apart.
 std::uint64_t ulp_distance(DType t, std::uint64_t a_bits, std::uint64_t b_bits);

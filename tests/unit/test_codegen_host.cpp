@@ -2,10 +2,13 @@
 // src/scalar.hpp (the CPU evaluator's semantics) value by value: integer
 // arithmetic exhaustively for 8-bit types and on edge values for the others,
 // NumPy's float division rules, float -> int casts, bfloat16 rounding, complex
-// arithmetic exactly and the complex elementary functions within a few ulp of
-// the C++ library. The CUDA intrinsics they use are stood in for by host
-// functions with PTX's documented behaviour; half.cuh's float16 conversions
-// (PTX cvt instructions) and checks.cuh (atomics) are left to the GPU tests.
+// arithmetic exactly, the complex elementary functions within a few ulp of
+// the C++ library (glibc's, as NumPy's) and with its special values (which
+// parts are NaN, infinite or zero, and their signs) on a grid of infinities,
+// NaNs, zeros, tiny, huge and ordinary parts. The CUDA intrinsics they use are
+// stood in for by host functions with PTX's documented behaviour; half.cuh's
+// float16 conversions (PTX cvt instructions) are left to the GPU tests, except
+// for NaNs, which they convert on the bits, and checks.cuh (atomics) too.
 #include <math.h>
 
 #include <algorithm>
@@ -285,6 +288,69 @@ template <class P> void check_complex() {
   CHECK(same_c(cj::acosh(cj::cpack(P(0), P(0))), C(0, pi / 2)));
   CHECK(same_c(cj::log(cj::cpack(-P(0), P(0))), C(-inf, pi)));
   CHECK((same_c(cj::sqrt(cj::cpack(-inf, nan)), C(nan, inf)) || same_c(cj::sqrt(cj::cpack(-inf, nan)), C(nan, -inf))));
+
+  // Special values: glibc's, part by part (NaN-ness, infinities with their
+  // signs, zeros with theirs where both are zero; a NaN's sign is free), and
+  // finite values within 8 ulp of the larger part (a subnormal part against a
+  // zero one included).
+  const P big = std::numeric_limits<P>::max();
+  std::vector<P> grid = {P(0), -P(0), inf, -inf, nan, P(1), P(-1), P(0.5), P(-2.5), std::numeric_limits<P>::denorm_min(),
+                         -std::numeric_limits<P>::min() / 4, P(1e-3), P(100), P(-100), P(1e30), P(-1e30), big, -big,
+                         P(800), P(-3000)};
+  auto same_class = [](P g, P w) {
+    if (std::isnan(g) || std::isnan(w)) return std::isnan(g) && std::isnan(w);
+    if (std::isinf(w) || std::isinf(g)) return g == w;
+    if (w == 0 && g == 0) return std::signbit(g) == std::signbit(w);
+    return true;  // finite: close_c's business
+  };
+  for (auto& [name, f] : fns) {
+    int failures = 0;
+    for (P a : grid)
+      for (P b : grid) {
+        cj::complex<P> g = f.first(cj::cpack(a, b));
+        C w = f.second(C(a, b));
+        bool ok = same_class(g.re, w.real()) && same_class(g.im, w.imag());
+        if (ok && std::isfinite(w.real()) && std::isfinite(w.imag())) ok = close_c(g, w, P(8));
+        if (!ok) {
+          ++failures;
+          UNSCOPED_INFO(name << "(" << a << ", " << b << "): got (" << g.re << ", " << g.im << ") want " << w);
+        }
+      }
+    INFO(name << " on special values");
+    CHECK(failures == 0);
+  }
+
+  // Power: NumPy's 0 ** b (0 for Re b > 0, whatever Im b), its integer powers,
+  // and exp(b * log a) with C's product (Annex G's infinities) otherwise: special
+  // values as glibc's, finite values within 4 ulp times the condition number
+  // |b| (|log|a|| + pi) (docs/language.md, Accuracy).
+  std::vector<C> bases, exps;
+  for (P a : grid)
+    for (P b : {P(0), P(1), inf, nan, P(-2.5), P(1e30)}) bases.emplace_back(a, b), exps.emplace_back(b, a);
+  for (C b : {C(2, 3), C(0.5, -1), C(1e-3, 7), C(3, 0), C(-2, 0), C(0, 1)}) {
+    INFO("0 ** " << b);
+    CHECK(same_c(cj::pow(cj::cpack(P(0), P(0)), to_cj(b)), scalar::cpow(C(0, 0), b)));
+  }
+  int pow_failures = 0;
+  for (C a : bases)
+    for (C b : exps) {
+      cj::complex<P> g = cj::pow(to_cj(a), to_cj(b));
+      C w = scalar::cpow(a, b);
+      double k = 1 + std::abs(std::complex<double>(b)) * (std::fabs(std::log(std::abs(std::complex<double>(a)))) + 3.2);
+      if (!std::isfinite(k)) k = 1;
+      bool ok;
+      if (k > 1 && (std::isinf(w.real()) || std::isinf(w.imag())))  // overflowed and ill-conditioned
+        ok = std::isnan(g.re) == std::isnan(w.real()) && std::isnan(g.im) == std::isnan(w.imag());
+      else if (std::isfinite(w.real()) && std::isfinite(w.imag()))
+        ok = std::isfinite(g.re) && std::isfinite(g.im) && close_c(g, w, static_cast<P>(4 * k));
+      else
+        ok = same_class(g.re, w.real()) && same_class(g.im, w.imag());
+      if (!ok) {
+        ++pow_failures;
+        UNSCOPED_INFO(a << " ** " << b << ": got (" << g.re << ", " << g.im << ") want " << w);
+      }
+    }
+  CHECK(pow_failures == 0);
 }
 
 }  // namespace
@@ -354,6 +420,34 @@ TEST_CASE("device helpers: bfloat16 rounding from float and from double is src/h
     CHECK(same(cj::rnd_bf16(d), bfloat16_to_float(scalar::cast<scalar::BF16>(d).bits)));
     float f = static_cast<float>(d);
     CHECK(same(cj::rnd_bf16(f), bfloat16_to_float(scalar::cast<scalar::BF16>(f).bits)));
+  }
+}
+
+TEST_CASE("device helpers: pow with exponents 0.5, 2 and -1 is the correctly rounded operation", "[codegen][host]") {
+  // src/scalar.hpp's fpow exactly; glibc's pow is within 0.52 ulp of it (powf nearly).
+  for (double x : float_edges<double>())
+    for (double y : {0.5, 2.0, -1.0, 3.0, -0.5}) {
+      INFO(x << " ** " << y);
+      CHECK(same(cj::fpow(x, y), scalar::fpow(x, y)));
+      CHECK(close(cj::fpow(x, y), std::pow(x, y), 1.0));
+      const float xf = static_cast<float>(x), yf = static_cast<float>(y);
+      CHECK(same(cj::fpow(xf, yf), scalar::fpow(xf, yf)));
+    }
+  CHECK(cj::fpow(3.0, cj::fpow(9.0, 0.5)) == 27.0);
+}
+
+TEST_CASE("device helpers: NaNs keep their sign and payload through 16-bit conversions", "[codegen][host]") {
+  // NumPy's copysign(x, -nan) and signbit(-nan) see the sign through float16.
+  for (std::uint16_t h : {0x7e00, 0xfe00, 0x7c01, 0xfd23, 0xffff}) {
+    INFO(h);
+    float f = cj::h2f(static_cast<cj_u16>(h));
+    CHECK(std::isnan(f));
+    CHECK(bits_as<std::uint32_t>(f) == bits_as<std::uint32_t>(half_to_float(h)));
+    CHECK(cj::f2h(f) == float_to_half(f));
+    CHECK(cj::d2h(static_cast<double>(f)) == scalar::cast<scalar::Half>(static_cast<double>(f)).bits);
+    double d = -std::numeric_limits<double>::quiet_NaN();
+    CHECK(bits_as<std::uint32_t>(cj::rnd_bf16(d)) == bits_as<std::uint32_t>(bfloat16_to_float(scalar::cast<scalar::BF16>(d).bits)));
+    CHECK(std::signbit(cj::rnd_bf16(d)));
   }
 }
 

@@ -69,18 +69,27 @@ template <class T, class O> __device__ __forceinline__ T& at(T* p, O off) {
 // which needs no sm_80 instruction.
 namespace cj {
 
+// cvt gives every NaN as the canonical one (positive), and NumPy keeps a NaN's
+// sign and payload through conversions, which copysign and signbit then see:
+// NaNs are converted on their bits, as src/half.hpp does.
 __device__ __forceinline__ float h2f(cj_u16 h) {
+  if ((h & 0x7fffu) > 0x7c00u) return __uint_as_float(((unsigned)(h & 0x8000u) << 16) | 0x7f800000u | ((unsigned)(h & 0x3ffu) << 13));
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
   return f;
 }
 __device__ __forceinline__ cj_u16 f2h(float f) {
+  unsigned x = __float_as_uint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (cj_u16)(((x >> 16) & 0x8000u) | 0x7e00u | ((x >> 13) & 0x3ffu));
   cj_u16 h;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 }
 // double -> float16 in one rounding (no double rounding through float).
 __device__ __forceinline__ cj_u16 d2h(double d) {
+  unsigned long long x = (unsigned long long)__double_as_longlong(d);
+  if ((x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
+    return (cj_u16)(((x >> 48) & 0x8000u) | 0x7e00u | ((x >> 42) & 0x3ffu));
   cj_u16 h;
   asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
   return h;
@@ -98,8 +107,11 @@ __device__ __forceinline__ cj_u16 f2b(float f) {
 // double -> float rounding to odd (truncate, then set the last bit if
 // inexact), so that the second rounding to bfloat16 is a correct one.
 __device__ __forceinline__ float d2f_odd(double d) {
+  unsigned long long x = (unsigned long long)__double_as_longlong(d);
+  if ((x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)  // NaN: sign and payload kept (as above)
+    return __uint_as_float((unsigned)((x >> 32) & 0x80000000u) | 0x7fc00000u | (unsigned)((x >> 29) & 0x3fffffu));
   float f = __double2float_rz(d);
-  if ((double)f != d && d == d && fabsf(f) < __int_as_float(0x7f800000)) f = __uint_as_float(__float_as_uint(f) | 1u);
+  if ((double)f != d && fabsf(f) < __int_as_float(0x7f800000)) f = __uint_as_float(__float_as_uint(f) | 1u);
   return f;
 }
 __device__ __forceinline__ float rnd_bf16(float f) { return b2f(f2b(f)); }

@@ -263,6 +263,30 @@ template <class T> __device__ __forceinline__ T fremainder(T a, T b) {
   return mod;
 }
 
+// pow for the exponents where it is one correctly rounded operation, as that
+// operation (src/scalar.hpp's fpow): NumPy's x ** 0.5 is sqrt, CUDA's pow
+// misses by an ulp at times, and the difference grows in what follows: x ** y
+// ** 0.5 must be 27 for 3 and 9, and an even root of a negative base that is
+// exact must stay an integer, not make a NaN. pow(x, 0.5) differs from sqrt(x)
+// only at -0 and -inf (+0, +inf), which take pow.
+template <class T> __device__ __forceinline__ T fpow(T a, T b) {
+  if (b == T(0.5) && a > T(0)) return ::sqrt(a);
+  if (b == T(2)) return mul(a, a);
+  if (b == T(-1)) return T(1) / a;
+  return ::pow(a, b);
+}
+
+// float32 lgamma and tgamma in double, rounded once: CUDA's float versions are
+// up to 6 and 5 ulp off (more for lgamma on [-10.001, -2.264]), beyond the
+// contract's 4; FP64 is fast enough on the GPUs this targets.
+#if __USE_FAST_MATH__
+__device__ __forceinline__ float lgamma_f32(float x) { return ::lgammaf(x); }
+__device__ __forceinline__ float tgamma_f32(float x) { return ::tgammaf(x); }
+#else
+__device__ __forceinline__ float lgamma_f32(float x) { return (float)::lgamma((double)x); }
+__device__ __forceinline__ float tgamma_f32(float x) { return (float)::tgamma((double)x); }
+#endif
+
 }  // namespace cj
 
 // ---- checks.cuh: failures a kernel reports instead of raising ----
