@@ -156,6 +156,9 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
 
 // ---- source ----
 
+// Whether the element function is emitted __noinline__ (heavy body in a vector kernel).
+bool outline_element(const Program& p, const KernelLayout& layout);
+
 // The kernel source. `kernel_name` must be a C identifier not starting with "cj_".
 std::string generate_source(const Program& p, const KernelLayout& layout, const std::string& kernel_name);
 

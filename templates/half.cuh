@@ -8,19 +8,21 @@ namespace cj {
 
 // cvt gives every NaN as the canonical one (positive), and NumPy keeps a NaN's
 // sign and payload through conversions, which copysign and signbit then see:
-// NaNs are converted on their bits, as src/half.hpp does.
+// NaNs are converted on their bits, as src/half.hpp does. Selects, not
+// branches: a vector kernel holds these once per lane, and branches there
+// cost NVRTC far more time than they save the GPU.
 __device__ __forceinline__ float h2f(cj_u16 h) {
-  if ((h & 0x7fffu) > 0x7c00u) return __uint_as_float(((unsigned)(h & 0x8000u) << 16) | 0x7f800000u | ((unsigned)(h & 0x3ffu) << 13));
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-  return f;
+  const unsigned nan = ((unsigned)(h & 0x8000u) << 16) | 0x7f800000u | ((unsigned)(h & 0x3ffu) << 13);
+  return (h & 0x7fffu) > 0x7c00u ? __uint_as_float(nan) : f;
 }
 __device__ __forceinline__ cj_u16 f2h(float f) {
-  unsigned x = __float_as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (cj_u16)(((x >> 16) & 0x8000u) | 0x7e00u | ((x >> 13) & 0x3ffu));
+  const unsigned x = __float_as_uint(f);
   cj_u16 h;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  return h;
+  const cj_u16 nan = (cj_u16)(((x >> 16) & 0x8000u) | 0x7e00u | ((x >> 13) & 0x3ffu));
+  return (x & 0x7fffffffu) > 0x7f800000u ? nan : h;
 }
 // double -> float16 in one rounding (no double rounding through float).
 __device__ __forceinline__ cj_u16 d2h(double d) {
@@ -31,7 +33,13 @@ __device__ __forceinline__ cj_u16 d2h(double d) {
   asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
   return h;
 }
-__device__ __forceinline__ float rnd_f16(float f) { return h2f(f2h(f)); }
+// Rounding an intermediate: a NaN stays itself (its sign is what later
+// operations can see; the payload bits below float16's are dropped on store).
+__device__ __forceinline__ float rnd_f16(float f) {
+  float r;
+  asm("{ .reg .f16 t; cvt.rn.f16.f32 t, %1; cvt.f32.f16 %0, t; }" : "=f"(r) : "f"(f));
+  return f != f ? f : r;
+}
 __device__ __forceinline__ float rnd_f16(double d) { return h2f(d2h(d)); }
 
 __device__ __forceinline__ float b2f(cj_u16 b) { return __uint_as_float((unsigned)b << 16); }
