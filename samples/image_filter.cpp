@@ -7,6 +7,7 @@
 #include <cujit/error.hpp>
 #include <cujit/evaluate.hpp>
 
+#include <stdexcept>
 #include <fstream>
 #include <sstream>
 #include <string>

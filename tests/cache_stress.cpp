@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <stdexcept>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>

@@ -2,6 +2,7 @@
 // (written by tests/data/gen_reference.py; the file formats are documented in
 // the headers of promotion.txt and eval_cases.txt).
 #pragma once
+#include <stdexcept>
 #include <cstdint>
 #include <optional>
 #include <string>
