@@ -269,7 +269,6 @@ class Checker {
       e.slot = static_cast<int>(k);
       e.type = q.dtype;
       e.weak = q.weak;
-      if (!q.weak) p_.has_array_operand = true;
       return;
     }
     if (n == "i" || n == "n") {

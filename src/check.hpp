@@ -56,7 +56,6 @@ struct Program {
   std::vector<Var> locals;
   std::vector<Var> outputs;  // in order of first assignment
   bool uses_index = false;   // `i` or `n` appears
-  bool has_array_operand = false;  // a non-weak, non-raw input is read: outputs take the broadcast shape
 };
 
 // Which targets are outputs: with Outputs::Exact, the declared ones alone (an

@@ -154,10 +154,11 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
                        int max_vector = 4);
 
+// Whether an array of shape `from` broadcasts to `to` (NumPy's rule for `out=`).
+bool broadcasts_to(const Shape& from, const Shape& to);
+
 // ---- source ----
 
-// Whether the element function is emitted __noinline__ (heavy body in a vector kernel).
-bool outline_element(const Program& p, const KernelLayout& layout);
 
 // The kernel source. `kernel_name` must be a C identifier not starting with "cj_".
 std::string generate_source(const Program& p, const KernelLayout& layout, const std::string& kernel_name);

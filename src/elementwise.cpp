@@ -201,7 +201,6 @@ struct ElementwiseKernel::Impl {
                name, o.name);
         program->outputs.push_back(Var{o.name, *o.dtype, false, o.dtype});
       }
-      for (const Param& q : params) program->has_array_operand = program->has_array_operand || (!q.weak && !q.raw);
       RawCudaKernel raw;
       raw.operation = operation;
       raw.preamble = opt.preamble;
@@ -338,16 +337,16 @@ std::vector<Array> ElementwiseKernel::call(const Arg* args, std::size_t count, c
     Shape shape;
     if (options.shape) {
       shape = *options.shape;
-      if (p.has_array_operand && shape != broadcast_shape(p, in_views.data()))
+      if (!broadcasts_to(broadcast_shape(p, in_views.data()), shape))
         fail(ErrorCode::Usage, "kernel '{}': CallOptions::shape {} differs from the inputs' broadcast shape {}", m.name,
              shape_string(shape), shape_string(broadcast_shape(p, in_views.data())));
     } else {
       bool any_raw = false;
       for (const Param& q : p.inputs) any_raw = any_raw || q.raw;
-      if (!p.has_array_operand && any_raw)
+      shape = broadcast_shape(p, in_views.data());
+      if (any_raw && shape.ndim == 0)
         fail(ErrorCode::Usage, "kernel '{}': no input array gives the output shape; pass the outputs or CallOptions::shape",
              m.name);
-      shape = broadcast_shape(p, in_views.data());
     }
     allocated.reserve(nout);
     for (std::size_t k = 0; k < nout; ++k) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "check.hpp"
+#include "codegen.hpp"
 #include "fail.hpp"
 #include "scalar.hpp"
 
@@ -247,7 +248,7 @@ class Evaluator {
   std::vector<Output> run(const Shape* given) {
     Shape shape = broadcast_shape();
     if (given) {
-      if (p_.has_array_operand && *given != shape)
+      if (!broadcasts_to(shape, *given))
         fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", shape_text(*given),
              shape_text(shape));
       shape = *given;

@@ -87,7 +87,7 @@ std::vector<NamedArray> evaluate(std::string_view source, const std::vector<Name
   // first raw input's (so `out = x[n - 1 - i]` reverses x).
   auto shape_for = [&](const Program& p) -> std::optional<Shape> {
     if (options.shape) return options.shape;
-    if (!p.has_array_operand)
+    if (broadcast_shape(p, views.data()).ndim == 0)
       for (std::size_t k = 0; k < p.inputs.size(); ++k)
         if (p.inputs[k].raw) return views[k].shape;
     return std::nullopt;
@@ -135,7 +135,7 @@ std::vector<NamedArray> evaluate(std::string_view source, const std::vector<Name
   std::optional<Shape> given = shape_for(p);
   Shape shape = broadcast_shape(p, views.data());
   if (given) {
-    if (p.has_array_operand && *given != shape)
+    if (!broadcasts_to(shape, *given))
       fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", shape_string(*given),
            shape_string(shape));
     shape = *given;

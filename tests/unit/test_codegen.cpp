@@ -395,15 +395,3 @@ TEST_CASE("plan_launch: mismatches are the evaluator's errors", "[codegen]") {
   CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3})}) == "ok");
 }
 
-TEST_CASE("heavy element bodies are outlined in vector kernels only") {
-  const std::vector<Param> x = {{"x", DType::Float32}};
-  Program sinp = compile_program("out = sin(x)*5", x);
-  Program fma = compile_program("out = x*x + 5", x);
-  Program cplx = compile_program("out = x * 1j", x);
-  CHECK(outline_element(sinp, contiguous_layout(sinp, 4)));
-  CHECK_FALSE(outline_element(sinp, contiguous_layout(sinp, 1)));
-  CHECK_FALSE(outline_element(sinp, strided_layout(sinp, 2)));
-  CHECK_FALSE(outline_element(fma, contiguous_layout(fma, 4)));
-  CHECK(outline_element(cplx, contiguous_layout(cplx, 2)));
-  CHECK(generate_source(sinp, contiguous_layout(sinp, 4), "k").find("__noinline__ void cj_element") != std::string::npos);
-}

@@ -7,6 +7,7 @@
 
 #include "catch.hpp"
 #include "cujit/error.hpp"
+#include "check.hpp"
 #include "eval.hpp"
 
 using namespace cujit;
@@ -93,4 +94,16 @@ TEST_CASE("evaluator: imaginary literals and uint64 literals above INT64_MAX") {
   auto c = evaluate_cpu("lt = u < 18446744073709551615; eq = u == 18446744073709551615", {in("u", u)});
   CHECK(values<bool>(c[0].array) == std::vector<bool>{true, false});
   CHECK(values<bool>(c[1].array) == std::vector<bool>{false, true});
+}
+
+TEST_CASE("evaluator: inputs broadcast to a given output shape, as NumPy's out= (scalars fill it)") {
+  auto a = make<std::int64_t>(DType::Int64, {}, {7});
+  Program p = compile_program("out = a * 2 + i", {Param{"a", DType::Int64}});
+  Shape s{2, 3};
+  auto o = evaluate_program(p, {in("a", a)}, &s);
+  CHECK(o[0].array.shape() == Shape{2, 3});
+  CHECK(values<std::int64_t>(o[0].array) == std::vector<std::int64_t>{14, 15, 16, 17, 18, 19});
+  auto x = make<float>(DType::Float32, {3}, {1, 2, 3});
+  Shape bad{2, 4};
+  CHECK_THROWS_AS(evaluate_program(compile_program("out = x", {Param{"x", DType::Float32}}), {in("x", x)}, &bad), Error);
 }

@@ -301,7 +301,6 @@ TEST_CASE("raw CUDA renderer: kernels compile with NVRTC for every layout kind",
     p.ast.source = "raw";
     p.inputs = std::move(in);
     p.outputs = std::move(out);
-    for (const Param& q : p.inputs) p.has_array_operand = p.has_array_operand || (!q.weak && !q.raw);
     return p;
   };
   RawCudaKernel k;

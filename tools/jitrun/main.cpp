@@ -191,6 +191,12 @@ void bench(const GpuProgram& g, int device, const std::vector<ArrayView>& in, co
   std::printf("bench: kernel / copy bandwidth: %.2f\n", c > 0 && k > 0 ? c / k : 0.0);
 }
 
+std::vector<ArrayView> input_views(const std::vector<Input>& inputs) {
+  std::vector<ArrayView> v;
+  for (const Input& in : inputs) v.push_back(in.view);
+  return v;
+}
+
 void print_cache_counters() {
   cache::Counters c = cache::global_cache().counters();
   std::fprintf(stderr,
@@ -315,7 +321,7 @@ int run(const Options& opt) {
   if (!opt.shape.empty()) {
     given = jitrun::parse_shape(opt.shape);
     shape = &given;
-  } else if (!program->has_array_operand) {
+  } else if (std::vector<ArrayView> views = input_views(inputs); broadcast_shape(*program, views.data()).ndim == 0) {
     for (const Input& in : inputs)
       if (in.raw) {
         given = in.view.shape;
@@ -350,7 +356,7 @@ int run(const Options& opt) {
     double t_upload = ms_since(t1);
     Shape out_shape = broadcast_shape(*program, in_views.data());
     if (shape) {
-      if (program->has_array_operand && *shape != out_shape)
+      if (!broadcasts_to(out_shape, *shape))
         fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", shape_text(*shape),
              shape_text(out_shape));
       out_shape = *shape;

@@ -773,9 +773,9 @@ __device__ __forceinline__ c64 log1p(c64 z) {
 }  // namespace cj
 
 // One element of the program, in compute types (float16 and bfloat16 values
-// are held in float, rounded after every operation). Inlined, unless the body
-// is heavy and a vector kernel would copy it once per lane (codegen.cpp:
-// outline_element).
+// are held in float, rounded after every operation). Always inlined: a call
+// per element cost `out = sin(x)*5` a quarter of its bandwidth on an H200
+// (0.71 of a device copy against 0.94), more than the NVRTC time it saves.
 static __device__ __forceinline__ void cj_element(const cj::c64 v_z, const cj::c128 v_w, cj::c64& v_out) {
   v_out = cj::add(cj::mul(cj::exp(v_z), cj::to_c64(v_w)), cj::conj(v_z));  // out = exp(z) * w + conj(z)
 }
