@@ -358,12 +358,14 @@ struct GpuProgram::Impl {
     image.ptx = lk.entry->ptx;
     LayoutKernel::OnDevice od;
     od.fn = get_function(device, lk.module_key, select_image(image, info.arch()), opt.kernel_name.c_str());
-    // Occupancy decides the block; the grid is capped at a few waves of
-    // resident blocks, and the grid-stride loop covers the rest.
-    od.block = max_potential_block_size(device, od.fn);
-    int per_sm = std::max(1, max_active_blocks_per_sm(device, od.fn, od.block));
-    long long cap = static_cast<long long>(info.sm_count) * per_sm * 4;
-    od.max_grid = static_cast<unsigned>(std::max(1LL, std::min<long long>(cap, info.max_grid_x)));
+    // Blocks of 256 threads (fewer only where the kernel's registers forbid),
+    // and enough of them for one vector step per thread: measured on an H200,
+    // `out = sin(x)*5` over 2^28 floats reaches 1.00 of a device copy so,
+    // against 0.93 with occupancy's 1024-thread blocks capped at four waves
+    // and a grid-stride loop (bench/results). The loop still covers grids
+    // beyond the device's limit.
+    od.block = std::min(256, max_potential_block_size(device, od.fn));
+    od.max_grid = static_cast<unsigned>(std::max(1, info.max_grid_x));
     if (stats) stats->load_ms = ms_since(t0);
     lk.devices.emplace(device, od);
     return od;
