@@ -309,7 +309,7 @@ TEST_CASE("raw CUDA renderer: kernels compile with NVRTC for every layout kind",
   k.operation = "y = twice(x) + a + (T)z[i % 3] + (T)__half2float(h); c = C(x, (float)n);";
   Program p = make({Param{"x", DType::Float32}, Param{"a", DType::Float64, true}, Param{"z", DType::Int32, false, true},
                     Param{"h", DType::Float16}},
-                   {Var{"y", DType::Float32}, Var{"c", DType::Complex64}});
+                   {Var{"y", DType::Float32, false, std::nullopt}, Var{"c", DType::Complex64, false, std::nullopt}});
   std::vector<KernelLayout> layouts = {contiguous_layout(p), contiguous_layout(p, 1, true), strided_layout(p, 3),
                                        strided_layout(p, 2, true)};
   KernelLayout uniform = contiguous_layout(p);

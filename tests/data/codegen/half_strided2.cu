@@ -75,14 +75,14 @@ namespace cj {
 // branches: a vector kernel holds these once per lane, and branches there
 // cost NVRTC far more time than they save the GPU.
 __device__ __forceinline__ float h2f(cj_u16 h) {
-  float f;
+  float f = 0;  // the asm sets it (initialized for the host tests, which compile this without asm)
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
   const unsigned nan = ((unsigned)(h & 0x8000u) << 16) | 0x7f800000u | ((unsigned)(h & 0x3ffu) << 13);
   return (h & 0x7fffu) > 0x7c00u ? __uint_as_float(nan) : f;
 }
 __device__ __forceinline__ cj_u16 f2h(float f) {
   const unsigned x = __float_as_uint(f);
-  cj_u16 h;
+  cj_u16 h = 0;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   const cj_u16 nan = (cj_u16)(((x >> 16) & 0x8000u) | 0x7e00u | ((x >> 13) & 0x3ffu));
   return (x & 0x7fffffffu) > 0x7f800000u ? nan : h;
@@ -92,14 +92,14 @@ __device__ __forceinline__ cj_u16 d2h(double d) {
   unsigned long long x = (unsigned long long)__double_as_longlong(d);
   if ((x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
     return (cj_u16)(((x >> 48) & 0x8000u) | 0x7e00u | ((x >> 42) & 0x3ffu));
-  cj_u16 h;
+  cj_u16 h = 0;
   asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
   return h;
 }
 // Rounding an intermediate: a NaN stays itself (its sign is what later
 // operations can see; the payload bits below float16's are dropped on store).
 __device__ __forceinline__ float rnd_f16(float f) {
-  float r;
+  float r = f;
   asm("{ .reg .f16 t; cvt.rn.f16.f32 t, %1; cvt.f32.f16 %0, t; }" : "=f"(r) : "f"(f));
   return f != f ? f : r;
 }
