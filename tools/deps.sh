@@ -44,7 +44,7 @@ MSG
   # clang only serves the fuzz target: if it cannot be installed, the tests still run.
   if [ "$want_clang" = yes ] && ! dpkg -s clang >/dev/null 2>&1; then
     echo "cujit: installing clang for the fuzz target"
-    { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } &&
+    { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } && $sudo apt-get update -qq >/dev/null 2>&1 &&
       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq clang >/dev/null 2>&1 ||
       echo "cujit: clang could not be installed; fuzzing will be skipped"
   fi
