@@ -29,6 +29,30 @@ bool Shape::operator==(const Shape& o) const {
   return true;
 }
 
+std::string to_string(const Shape& s) {
+  std::string t = "(";
+  for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
+  return t + ")";
+}
+
+bool broadcast(const Shape& a, const Shape& b, Shape& out) {
+  Shape r;
+  r.ndim = std::max(a.ndim, b.ndim);
+  for (int d = 0; d < r.ndim; ++d) {
+    int da = d - (r.ndim - a.ndim), db = d - (r.ndim - b.ndim);
+    std::int64_t x = da >= 0 ? a[da] : 1, y = db >= 0 ? b[db] : 1;
+    if (x != y && x != 1 && y != 1) return false;
+    r[d] = x == 1 ? y : x;
+  }
+  out = r;
+  return true;
+}
+
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  Shape r;
+  return broadcast(from, to, r) && r == to;
+}
+
 Shape ArrayView::contiguous_strides(const Shape& shape, DType dtype) {
   Shape s;
   s.ndim = shape.ndim;
@@ -67,12 +91,6 @@ HostArray::HostArray(DType dtype, const Shape& shape) {
 // ---------------------------------------------------------------- Array
 
 namespace {
-
-std::string shape_text(const Shape& s) {
-  std::string t = "(";
-  for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
-  return t + ")";
-}
 
 // Copies a host view of any strides into contiguous host memory at `dst`.
 void pack_host(void* dst, const ArrayView& src) {
@@ -137,7 +155,7 @@ void Array::copy_from(const ArrayView& src) {
   if (!owner_) fail(ErrorCode::Usage, "Array::copy_from into an empty Array (make it with Array::empty)");
   if (src.dtype != view_.dtype || src.shape != view_.shape)
     fail(ErrorCode::Usage, "Array::copy_from: the source is {} {}, this array {} {}", dtype_name(src.dtype),
-         shape_text(src.shape), dtype_name(view_.dtype), shape_text(view_.shape));
+         to_string(src.shape), dtype_name(view_.dtype), to_string(view_.shape));
   const std::size_t bytes = nbytes();
   if (bytes == 0) return;
   const bool to_host = view_.device.kind == Device::CPU;

@@ -830,11 +830,12 @@ std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vec
 
 bool needs_error_slot(const Program& p) { return can_fail(p); }
 
-bool broadcasts_to(const Shape& from, const Shape& to) {
-  if (from.ndim > to.ndim) return false;
-  for (int d = 1; d <= from.ndim; ++d)
-    if (from[from.ndim - d] != 1 && from[from.ndim - d] != to[to.ndim - d]) return false;
-  return true;
+Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& name) {
+  Shape r;
+  if (!broadcast(acc, next, r))
+    fail(ErrorCode::Data, "shapes do not broadcast: input '{}' has shape {} but the others give {}", name,
+         to_string(next), to_string(acc));
+  return r;
 }
 
 
@@ -856,12 +857,6 @@ std::string kernel_error_message(const Program& p, const std::int64_t err[4]) {
 // Planning one call.
 
 namespace {
-
-std::string shape_text(const Shape& s) {
-  std::string t = "(";
-  for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
-  return t + ")";
-}
 
 bool is_c_contiguous(const Shape& shape, const Shape& strides, std::size_t item) {
   std::int64_t want = static_cast<std::int64_t>(item);
@@ -886,18 +881,7 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
     const Param& q = p.inputs[k];
     if (q.weak || q.raw || inputs[k].host_value) continue;
     const Shape& t = inputs[k].shape;
-    int nd = std::max(bshape.ndim, t.ndim);
-    Shape r;
-    r.ndim = nd;
-    for (int d = 0; d < nd; ++d) {
-      int ds = d - (nd - bshape.ndim), dt = d - (nd - t.ndim);
-      std::int64_t a = ds >= 0 ? bshape[ds] : 1, b = dt >= 0 ? t[dt] : 1;
-      if (a != b && a != 1 && b != 1)
-        fail(ErrorCode::Data, "shapes do not broadcast: input '{}' has shape {} but the others give {}", q.name,
-             shape_text(t), shape_text(bshape));
-      r[d] = a == 1 ? b : a;
-    }
-    bshape = r;
+    bshape = broadcast_input(bshape, t, q.name);
   }
   Shape shape = outputs.empty() ? bshape : outputs[0].shape;
   for (std::size_t k = 0; k < outputs.size(); ++k) {
@@ -905,7 +889,7 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
     // may be larger than theirs, e.g. scalars filling an array).
     if (outputs[k].shape != shape || !broadcasts_to(bshape, shape))
       fail(ErrorCode::Data, "output '{}' has shape {}, but the inputs broadcast to {}", p.outputs[k].name,
-           shape_text(outputs[k].shape), shape_text(bshape));
+           to_string(outputs[k].shape), to_string(bshape));
     if (outputs[k].dtype != p.outputs[k].dtype)
       fail(ErrorCode::Data, "output '{}' is {}, but the program makes it {}", p.outputs[k].name,
            dtype_name(outputs[k].dtype), dtype_name(p.outputs[k].dtype));

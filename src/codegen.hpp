@@ -154,8 +154,8 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
                        int max_vector = 4);
 
-// Whether an array of shape `from` broadcasts to `to` (NumPy's rule for `out=`).
-bool broadcasts_to(const Shape& from, const Shape& to);
+// `acc` broadcast with input `name`'s shape `next`; fail(Data) when they do not fit.
+Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& name);
 
 // ---- source ----
 

@@ -339,7 +339,7 @@ std::vector<Array> ElementwiseKernel::call(const Arg* args, std::size_t count, c
       shape = *options.shape;
       if (!broadcasts_to(broadcast_shape(p, in_views.data()), shape))
         fail(ErrorCode::Usage, "kernel '{}': CallOptions::shape {} differs from the inputs' broadcast shape {}", m.name,
-             shape_string(shape), shape_string(broadcast_shape(p, in_views.data())));
+             to_string(shape), to_string(broadcast_shape(p, in_views.data())));
     } else {
       bool any_raw = false;
       for (const Param& q : p.inputs) any_raw = any_raw || q.raw;

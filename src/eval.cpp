@@ -249,8 +249,8 @@ class Evaluator {
     Shape shape = broadcast_shape();
     if (given) {
       if (!broadcasts_to(shape, *given))
-        fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", shape_text(*given),
-             shape_text(shape));
+        fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*given),
+             to_string(shape));
       shape = *given;
     }
     std::vector<Output> outs;
@@ -287,27 +287,12 @@ class Evaluator {
       const Param& q = p_.inputs[k];
       if (q.weak || q.raw) continue;
       const Shape& t = in_[k].view.shape;
-      int nd = std::max(s.ndim, t.ndim);
-      Shape r;
-      r.ndim = nd;
-      for (int d = 0; d < nd; ++d) {
-        int ds = d - (nd - s.ndim), dt = d - (nd - t.ndim);
-        std::int64_t a = ds >= 0 ? s[ds] : 1, b = dt >= 0 ? t[dt] : 1;
-        if (a != b && a != 1 && b != 1)
-          fail(ErrorCode::Data, "shapes do not broadcast: input '{}' has shape {} but the others give {}", q.name,
-               shape_text(t), shape_text(s));
-        r[d] = a == 1 ? b : a;
-      }
-      s = r;
+      s = broadcast_input(s, t, q.name);
     }
     return s;
   }
 
-  static std::string shape_text(const Shape& s) {
-    std::string t = "(";
-    for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
-    return t + ")";
-  }
+
 
   // Byte offset of each element of the chunk in each broadcast input.
   void gather_offsets(const Shape& shape) {

@@ -136,8 +136,8 @@ std::vector<NamedArray> evaluate(std::string_view source, const std::vector<Name
   Shape shape = broadcast_shape(p, views.data());
   if (given) {
     if (!broadcasts_to(shape, *given))
-      fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", shape_string(*given),
-           shape_string(shape));
+      fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*given),
+           to_string(shape));
     shape = *given;
   }
   std::vector<ArrayView> out_views;

@@ -205,30 +205,13 @@ const char* kernel_source_name(LaunchStats::Kernel k) {
   return "?";
 }
 
-std::string shape_string(const Shape& s) {
-  std::string t = "(";
-  for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
-  return t + ")";
-}
-
 Shape broadcast_shape(const Program& p, const ArrayView* inputs) {
   Shape s;
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const Param& q = p.inputs[k];
     if (q.weak || q.raw) continue;
     const Shape& t = inputs[k].shape;
-    int nd = std::max(s.ndim, t.ndim);
-    Shape r;
-    r.ndim = nd;
-    for (int d = 0; d < nd; ++d) {
-      int ds = d - (nd - s.ndim), dt = d - (nd - t.ndim);
-      std::int64_t a = ds >= 0 ? s[ds] : 1, b = dt >= 0 ? t[dt] : 1;
-      if (a != b && a != 1 && b != 1)
-        fail(ErrorCode::Data, "shapes do not broadcast: input '{}' has shape {} but the others give {}", q.name,
-             shape_string(t), shape_string(s));
-      r[d] = a == 1 ? b : a;
-    }
-    s = r;
+    s = broadcast_input(s, t, q.name);
   }
   return s;
 }
@@ -390,7 +373,7 @@ struct GpuProgram::Impl {
       if (q.weak) {
         if (v.device.kind != Device::CPU || v.shape.ndim != 0 || v.dtype != q.dtype)
           fail(ErrorCode::Usage, "weak scalar '{}' must be passed as a host 0-d {} value, got {} {} in {}", q.name,
-               dtype_name(q.dtype), dtype_name(v.dtype), shape_string(v.shape), device_text(v.device));
+               dtype_name(q.dtype), dtype_name(v.dtype), to_string(v.shape), device_text(v.device));
         o.host_value = true;
         continue;
       }
@@ -607,8 +590,8 @@ const GpuProgram& copy_program(DType t) {
 
 void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream) {
   if (dst.dtype != src.dtype || dst.shape != src.shape)
-    fail(ErrorCode::Usage, "copy_on_device: {} {} into {} {}", dtype_name(src.dtype), shape_string(src.shape),
-         dtype_name(dst.dtype), shape_string(dst.shape));
+    fail(ErrorCode::Usage, "copy_on_device: {} {} into {} {}", dtype_name(src.dtype), to_string(src.shape),
+         dtype_name(dst.dtype), to_string(dst.shape));
   if (src.device.kind != Device::CUDA || dst.device != src.device)
     fail(ErrorCode::Usage, "copy_on_device: both arrays must be on one CUDA device ({} and {})", device_text(src.device),
          device_text(dst.device));

@@ -102,7 +102,6 @@ Shape broadcast_shape(const Program& p, const ArrayView* inputs);
 // CUDA device, with a copy kernel. With no stream it returns when done.
 void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream = nullptr);
 
-std::string shape_string(const Shape& s);  // NumPy's "(2, 3)", "(5,)", "()"
 
 // Compiles kernel source through the kernel cache (memory, then disk, then
 // NVRTC, once across threads and processes), keyed by the source, options,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <string>
 
 #include "cujit/dtype.hpp"
 
@@ -35,6 +36,13 @@ struct Shape {
   bool operator==(const Shape& o) const;
   bool operator!=(const Shape& o) const { return !(*this == o); }
 };
+
+// NumPy's text for a shape: "(2, 3)", "(5,)", "()".
+std::string to_string(const Shape& s);
+// NumPy broadcasting of `a` with `b`; false (and `out` untouched) when they do not broadcast.
+bool broadcast(const Shape& a, const Shape& b, Shape& out);
+// Whether an array of shape `from` broadcasts to `to` (NumPy's rule for `out=`).
+bool broadcasts_to(const Shape& from, const Shape& to);
 
 struct ArrayView {
   void* data = nullptr;

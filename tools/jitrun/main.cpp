@@ -60,16 +60,10 @@ std::set<std::string> indexed_names(const std::string& program) {
   return out;
 }
 
-std::string shape_text(const Shape& s) {
-  std::string t = "(";
-  for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
-  return t + ")";
-}
-
 // One line per output: dtype, shape and a few statistics, so a run on 10^8
 // elements does not flood the terminal.
 std::string summary(const std::string& name, const Array& a) {
-  std::string s = fmt::format("{}: {} {}", name, dtype_name(a.dtype()), shape_text(a.shape()));
+  std::string s = fmt::format("{}: {} {}", name, dtype_name(a.dtype()), to_string(a.shape()));
   std::int64_t n = a.size();
   if (n == 0) return s + "  (empty)";
   auto at = [&](std::int64_t k) -> std::complex<double> {
@@ -357,8 +351,8 @@ int run(const Options& opt) {
     Shape out_shape = broadcast_shape(*program, in_views.data());
     if (shape) {
       if (!broadcasts_to(out_shape, *shape))
-        fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", shape_text(*shape),
-             shape_text(out_shape));
+        fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*shape),
+             to_string(out_shape));
       out_shape = *shape;
     }
     std::vector<Array> dev_out;
