@@ -14,8 +14,6 @@ namespace cujit {
 namespace {
 
 using namespace scalar;
-using c64 = std::complex<float>;
-using c128 = std::complex<double>;
 
 
 // A chunk of values of one dtype: what every node of the tree evaluates to.
