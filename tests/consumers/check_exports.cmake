@@ -1,6 +1,7 @@
 # cmake -DLIBRARY=libcujit.so -P check_exports.cmake
 # A shared libcujit exports the public API (include/cujit/, marked CUJIT_API) and
 # hides the pipeline's internals.
+cmake_policy(VERSION 3.22)
 execute_process(COMMAND nm -DC --defined-only ${LIBRARY} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "nm failed on ${LIBRARY}")

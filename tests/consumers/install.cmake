@@ -1,5 +1,6 @@
 # Installs the build into a fresh prefix and checks what a package user relies on.
 # cmake -DBUILD=<build folder> -DPREFIX=<prefix> -DMAN=ON|OFF -P install.cmake
+cmake_policy(VERSION 3.22)
 file(REMOVE_RECURSE ${PREFIX})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${PREFIX} RESULT_VARIABLE rc)
 if(rc)
@@ -25,7 +26,7 @@ file(GLOB headers RELATIVE ${PREFIX}/include/cujit ${PREFIX}/include/cujit/*)
 message(STATUS "installed headers: ${headers}")
 # The installed tools run from the prefix, with their embedded templates.
 unset(ENV{CUJIT_TEMPLATE_DIR})
-execute_process(COMMAND ${PREFIX}/bin/jitrun --device cpu --print -i x=arange(4) "out = x * 2.5"
+execute_process(COMMAND ${PREFIX}/bin/jitrun --device cpu --print -i "x=arange(4)" "out = x * 2.5"
   OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(rc OR NOT out MATCHES "out = \\[0\\. +2\\.5 +5\\. +7\\.5\\]")
   message(FATAL_ERROR "installed jitrun: exit ${rc}, output '${out}'")

@@ -1,6 +1,7 @@
 # README.md's C++ example is the code between "README begin" and "README end"
 # in app.cpp, line for line (indentation aside), so the README shows code that compiles and runs.
 # cmake -DREADME=README.md -DSOURCE=app.cpp -P readme_example.cmake
+cmake_policy(VERSION 3.22)
 function(strip_lines text out)
   string(REGEX REPLACE "^[ \t]+" "" text "${text}")
   string(REGEX REPLACE "\n[ \t]+" "\n" text "${text}")
@@ -20,7 +21,7 @@ while(TRUE)
   string(SUBSTRING "${rest}" ${begin} -1 rest)
   string(FIND "${rest}" "// README end" end)
   string(SUBSTRING "${rest}" 0 ${end} part)
-  string(REGEX REPLACE "[ ]*$" "" part "${part}")
+  string(REGEX REPLACE "[ ]+$" "" part "${part}")
   if(example)
     string(APPEND example "\n")
   endif()

@@ -1,5 +1,6 @@
 # Configures, builds and runs one consumer project in a fresh folder.
 # cmake -DSOURCE=<project> -DBINARY=<folder> [-DOPTIONS=a|b|c] [-DJOBS=n] -P run.cmake
+cmake_policy(VERSION 3.22)
 string(REPLACE "|" ";" options "${OPTIONS}")
 file(REMOVE_RECURSE ${BINARY})
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${BINARY} ${options} RESULT_VARIABLE rc)
