@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds cujit's library and jitrun (Release, in build-demo/: tools/test.sh's
-# build/ is a RelWithDebInfo build, so neither rebuilds the other's) and runs
-# jitrun demos. Installs missing packages itself.
+# Builds cujit and runs a jitrun demo. Installs missing packages itself.
+# Its own build folder (build-demo/, Release): tools/test.sh builds build/ (RelWithDebInfo), so
+# running one after the other does not rebuild everything. Only the library and jitrun are built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
