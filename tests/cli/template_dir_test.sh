@@ -27,6 +27,13 @@ expect() {  # expect CODE SUBSTRING TEMPLATE_DIR|- -- ARGS...
   fi
 }
 
+# No binary reads the source tree's templates by itself: its path is not even in it
+# (a build from a checkout that has moved on must not mix in other templates).
+if grep -qaF "$(cd "$TEMPLATES" && pwd)" "$JITCACHE"; then
+  echo "FAIL: $JITCACHE names the source tree's templates folder"
+  fails=$((fails + 1))
+fi
+
 prog='out = x * 2'
 expect 0 "compiled" - -- compile -i x=float32 "$prog"
 # The source tree's templates are the embedded ones: same kernel source, same key.
