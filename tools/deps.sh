@@ -28,14 +28,16 @@ MSG
   export PATH="$CUDA_DIR/bin:$PATH"
 
   local pkgs=() p sudo=""
-  for p in cmake make g++ pkg-config libfmt-dev catch2 libcli11-dev libxxhash-dev libdlpack-dev; do
+  for p in cmake make g++ pkg-config libfmt-dev catch2 libcli11-dev libxxhash-dev libdlpack-dev help2man; do
     dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
   done
   if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi
   if [ ${#pkgs[@]} -gt 0 ]; then
     echo "cujit: installing missing packages: ${pkgs[*]}"
     if [ "$(id -u)" != 0 ] && [ -z "$sudo" ]; then
-      echo "error: these packages are missing and installing them needs root: ${pkgs[*]}" >&2
+      echo "error: cujit needs these packages, and installing them needs root: ${pkgs[*]}" >&2
+      echo "run, as root:  apt-get update && apt-get install -y ${pkgs[*]}" >&2
+      echo "then run this script again." >&2
       exit 1
     fi
     $sudo apt-get update -qq
