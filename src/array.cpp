@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "driver.hpp"
 #include "fail.hpp"
-#include "launch.hpp"
 
 namespace cujit {
 
@@ -176,15 +176,24 @@ void Array::copy_from(const ArrayView& src) {
     synchronize(view_.device.id, nullptr);
     return;
   }
-  // The source is on a device. A strided one is packed there by a copy kernel.
+  // The source is on a device. A strided one is packed on the host: the bytes
+  // its view spans come down in one copy and are gathered there. A copy needs
+  // no JIT this way (copy_on_device, in launch.hpp, packs on the device with a
+  // kernel for callers that want the GPU to do it).
   const int from = src.device.id;
   if (!src.is_c_contiguous()) {
-    if (!to_host && view_.device.id == from) {
-      copy_on_device(view_, src);
-      return;
+    std::int64_t lo = 0, hi = static_cast<std::int64_t>(dtype_size(src.dtype));
+    for (int d = 0; d < src.shape.ndim; ++d) {
+      std::int64_t reach = (src.shape[d] - 1) * src.strides[d];
+      (reach < 0 ? lo : hi) += reach;
     }
-    Array packed = empty(src.dtype, src.shape, src.device);
-    copy_on_device(packed.view(), src);
+    std::vector<unsigned char> span(static_cast<std::size_t>(hi - lo));
+    memcpy_dtoh(from, span.data(), reinterpret_cast<CUdeviceptr>(src.data) + lo, span.size());
+    ArrayView host = src;
+    host.data = span.data() - lo;
+    host.device = Device::cpu();
+    HostArray packed(src.dtype, src.shape);
+    pack_host(packed.data(), host);
     copy_from(packed.view());
     return;
   }

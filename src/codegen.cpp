@@ -18,98 +18,11 @@
 #include "cujit/array.hpp"
 #include "fail.hpp"
 #include "scalar.hpp"
+#include "templates.hpp"
 
 namespace cujit {
 
 namespace {
-
-// ---------------------------------------------------------------------------
-// Templates: the copies embedded at build time, or $CUJIT_TEMPLATE_DIR's files.
-
-struct EmbeddedTemplate {
-  const char* name;
-  const char* text;
-};
-
-#ifdef CUJIT_EMBEDDED_TEMPLATES
-// cmake/embed.cmake writes one {"name", R"...(text)..."} entry per template file.
-constexpr EmbeddedTemplate kEmbedded[] = {
-#include "cujit_templates.inc"
-    {nullptr, nullptr},
-};
-#else
-constexpr EmbeddedTemplate kEmbedded[] = {{nullptr, nullptr}};
-#endif
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::ostringstream s;
-  s << f.rdbuf();
-  out = s.str();
-  return true;
-}
-
-// The embedded copies, unless $CUJIT_TEMPLATE_DIR names a folder: then that
-// folder's files and nothing else, so an edited set is never mixed with the built-in one.
-std::string load_template(const std::string& file) {
-  if (const char* dir = std::getenv("CUJIT_TEMPLATE_DIR"); dir && *dir) {
-    std::string text;
-    if (read_file(std::string(dir) + "/" + file, text)) return text;
-    fail(ErrorCode::Usage, "kernel template '{}' not found in CUJIT_TEMPLATE_DIR ({}); "
-         "point it at a copy of cujit's templates/ folder, or unset it to use the built-in templates", file, dir);
-  }
-  for (const EmbeddedTemplate& t : kEmbedded)
-    if (t.name && file == t.name) return t.text;
-  fail(ErrorCode::Internal, "kernel template '{}' is not built in (set CUJIT_TEMPLATE_DIR to a templates/ folder)", file);
-}
-
-// Fills {{NAME}} placeholders. A placeholder alone on its line takes that
-// line's indentation for every line of its value, and an empty value removes
-// the line, so multi-line snippets stay readable.
-std::string render(const std::string& tpl, const std::map<std::string, std::string>& vars) {
-  auto lookup = [&](const std::string& key) -> const std::string& {
-    auto it = vars.find(key);
-    if (it == vars.end()) fail(ErrorCode::Internal, "kernel template uses unknown placeholder {{{{{}}}}}", key);
-    return it->second;
-  };
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < tpl.size()) {
-    std::size_t eol = tpl.find('\n', pos);
-    std::string line = tpl.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
-    pos = eol == std::string::npos ? tpl.size() : eol + 1;
-    std::size_t ind = line.find_first_not_of(' ');
-    if (ind != std::string::npos && line.compare(ind, 2, "{{") == 0 && line.size() >= 4 &&
-        line.compare(line.size() - 2, 2, "}}") == 0 && line.find("{{", ind + 2) == std::string::npos) {
-      const std::string& value = lookup(line.substr(ind + 2, line.size() - ind - 4));
-      if (value.empty()) continue;
-      std::string pad(ind, ' ');
-      std::size_t vp = 0;
-      while (vp < value.size()) {
-        std::size_t ve = value.find('\n', vp);
-        std::string vl = value.substr(vp, ve == std::string::npos ? std::string::npos : ve - vp);
-        out += vl.empty() ? vl : pad + vl;
-        out += '\n';
-        vp = ve == std::string::npos ? value.size() : ve + 1;
-      }
-      continue;
-    }
-    std::size_t at = 0;
-    while (true) {
-      std::size_t b = line.find("{{", at);
-      if (b == std::string::npos) break;
-      std::size_t e = line.find("}}", b + 2);
-      if (e == std::string::npos) break;
-      const std::string& value = lookup(line.substr(b + 2, e - b - 2));
-      line.replace(b, e + 2 - b, value);
-      at = b + value.size();
-    }
-    out += line;
-    out += '\n';
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------------------
 // Types and literals.
@@ -231,17 +144,6 @@ std::string comment_text(std::string_view s) {
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
-}
-
-char access_letter(Access a) {
-  switch (a) {
-    case Access::Contig: return 'c';
-    case Access::Strided: return 's';
-    case Access::Uniform: return 'u';
-    case Access::Value: return 'v';
-    case Access::Raw: return 'r';
-  }
-  return '?';
 }
 
 const char* access_name(Access a) {
@@ -502,88 +404,6 @@ bool can_fail(const Program& p) {
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// Layouts.
-
-std::string KernelLayout::key_string() const {
-  std::string s = kind == Kind::Contiguous ? "c" : "s";
-  s += index64 ? ".i64" : ".i32";
-  if (kind == Kind::Contiguous) s += ".v" + std::to_string(vec);
-  else s += ".d" + std::to_string(ndim);
-  s += "|o:";
-  for (std::size_t k = 0; k < outputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(outputs[k]));
-  s += "|i:";
-  for (std::size_t k = 0; k < inputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(inputs[k]));
-  return s;
-}
-
-bool KernelLayout::operator==(const KernelLayout& o) const {
-  return kind == o.kind && index64 == o.index64 && vec == o.vec && ndim == o.ndim && outputs == o.outputs &&
-         inputs == o.inputs;
-}
-
-namespace {
-KernelLayout base_layout(const Program& p, Access arrays) {
-  KernelLayout l;
-  l.outputs.assign(p.outputs.size(), arrays);
-  for (const Param& q : p.inputs) l.inputs.push_back(q.raw ? Access::Raw : q.weak ? Access::Value : arrays);
-  return l;
-}
-}  // namespace
-
-KernelLayout contiguous_layout(const Program& p, int vec, bool index64) {
-  KernelLayout l = base_layout(p, Access::Contig);
-  l.vec = vec;
-  l.index64 = index64;
-  return l;
-}
-
-KernelLayout strided_layout(const Program& p, int ndim, bool index64) {
-  KernelLayout l = base_layout(p, Access::Strided);
-  l.kind = KernelLayout::Kind::Strided;
-  l.ndim = ndim;
-  l.index64 = index64;
-  return l;
-}
-
-int max_vec(const Program& p) {
-  std::size_t widest = 1;
-  for (const Var& v : p.outputs) widest = std::max(widest, dtype_size(v.dtype));
-  for (const Param& q : p.inputs)
-    if (!q.weak && !q.raw) widest = std::max(widest, dtype_size(q.dtype));
-  return static_cast<int>(16 / widest);
-}
-
-void validate_layout(const Program& p, const KernelLayout& l) {
-  auto bad = [&](const std::string& why) { fail(ErrorCode::Internal, "kernel layout {} does not fit the program: {}", l.key_string(), why); };
-  if (l.outputs.size() != p.outputs.size()) bad("it describes " + std::to_string(l.outputs.size()) + " outputs, the program has " + std::to_string(p.outputs.size()));
-  if (l.inputs.size() != p.inputs.size()) bad("it describes " + std::to_string(l.inputs.size()) + " inputs, the program has " + std::to_string(p.inputs.size()));
-  bool strided = l.kind == KernelLayout::Kind::Strided, any_strided = false, any_contig = false;
-  for (std::size_t k = 0; k < l.outputs.size(); ++k) {
-    Access a = l.outputs[k];
-    if (a != Access::Contig && a != Access::Strided) bad("output '" + p.outputs[k].name + "' must be contiguous or strided");
-    any_strided = any_strided || a == Access::Strided;
-    any_contig = any_contig || a == Access::Contig;
-  }
-  for (std::size_t k = 0; k < l.inputs.size(); ++k) {
-    const Param& q = p.inputs[k];
-    Access a = l.inputs[k];
-    if (q.raw != (a == Access::Raw)) bad("input '" + q.name + (q.raw ? "' is raw" : "' is not raw"));
-    if (q.weak && a != Access::Value) bad("weak scalar '" + q.name + "' must be passed by value");
-    any_strided = any_strided || a == Access::Strided;
-    any_contig = any_contig || a == Access::Contig;
-  }
-  if (strided) {
-    if (l.ndim < 1 || l.ndim > kMaxDims) bad("ndim must be 1.." + std::to_string(kMaxDims));
-    if (!any_strided) bad("a strided layout needs a strided operand");
-    if (l.vec != 1) bad("a strided layout does not vectorize");
-  } else {
-    if (any_strided) bad("a contiguous layout has no strided operands");
-    if (l.vec != 1 && l.vec != 2 && l.vec != 4 && l.vec != 8 && l.vec != 16) bad("vec must be 1, 2, 4, 8 or 16");
-  }
-  (void)any_contig;
-}
-
-// ---------------------------------------------------------------------------
 // The ABI.
 
 namespace {
@@ -625,65 +445,7 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
   return s;
 }
 
-std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vector<std::int64_t>& shape,
-                                           const std::vector<std::vector<std::int64_t>>& strides) {
-  if (l.kind != KernelLayout::Kind::Strided) fail(ErrorCode::Internal, "pack_layout_arg: layout {} is not strided", l.key_string());
-  std::size_t nstrided = 0;
-  for (Access a : l.outputs) nstrided += a == Access::Strided;
-  for (Access a : l.inputs) nstrided += a == Access::Strided;
-  std::size_t nd = static_cast<std::size_t>(l.ndim);
-  if (shape.size() != nd || strides.size() != nstrided)
-    fail(ErrorCode::Internal, "pack_layout_arg: layout {} wants {} extents and {} stride rows, got {} and {}", l.key_string(), nd,
-         nstrided, shape.size(), strides.size());
-  std::vector<unsigned char> out;
-  auto put = [&](std::int64_t v, bool is_shape) {
-    if (l.index64) {
-      unsigned char b[8];
-      std::memcpy(b, &v, 8);
-      out.insert(out.end(), b, b + 8);
-      return;
-    }
-    bool ok = is_shape ? (v >= 0 && v <= 0xffffffffLL) : (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max());
-    if (!ok) fail(ErrorCode::Internal, "pack_layout_arg: {} {} needs 64-bit indexing", is_shape ? "extent" : "stride", v);
-    std::uint32_t u = static_cast<std::uint32_t>(v);
-    unsigned char b[4];
-    std::memcpy(b, &u, 4);
-    out.insert(out.end(), b, b + 4);
-  };
-  for (std::int64_t e : shape) put(e, true);
-  if (!l.index64) {
-    // q = (umulhi(r, magic) + r) >> shift is r / extent for every r < 2^31 (Granlund and
-    // Montgomery; PyTorch's IntDivider): shift = ceil(log2(extent)),
-    // magic = floor(2^32 * (2^shift - extent) / extent) + 1.
-    std::vector<std::int64_t> magic, shift;
-    for (std::int64_t e : shape) {
-      std::int64_t sh = 0;
-      while (sh < 32 && (std::int64_t{1} << sh) < e) ++sh;
-      std::uint64_t m = e <= 0 ? 0 : (((std::uint64_t{1} << 32) * ((std::uint64_t{1} << sh) - static_cast<std::uint64_t>(e))) /
-                                      static_cast<std::uint64_t>(e)) + 1;
-      magic.push_back(static_cast<std::int64_t>(m));
-      shift.push_back(sh);
-    }
-    for (std::int64_t m : magic) put(m, true);
-    for (std::int64_t sh : shift) put(sh, true);
-  }
-  for (const auto& row : strides) {
-    if (row.size() != nd) fail(ErrorCode::Internal, "pack_layout_arg: a stride row has {} entries, the layout {}", row.size(), nd);
-    for (std::int64_t st : row) put(st, false);
-  }
-  return out;
-}
-
 bool needs_error_slot(const Program& p) { return can_fail(p); }
-
-Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& name) {
-  Shape r;
-  if (!broadcast(acc, next, r))
-    fail(ErrorCode::Data, "shapes do not broadcast: input '{}' has shape {} but the others give {}", name,
-         to_string(next), to_string(acc));
-  return r;
-}
-
 
 std::string kernel_error_message(const Program& p, const std::int64_t err[4]) {
   if (err[0] == 1) {
@@ -697,182 +459,6 @@ std::string kernel_error_message(const Program& p, const std::int64_t err[4]) {
     return fmt::format("scalar value {} does not fit in {}", err[2], ty);
   }
   return fmt::format("kernel reported unknown failure {}", err[0]);
-}
-
-// ---------------------------------------------------------------------------
-// Planning one call.
-
-namespace {
-
-bool is_c_contiguous(const Shape& shape, const Shape& strides, std::size_t item) {
-  std::int64_t want = static_cast<std::int64_t>(item);
-  for (int d = shape.ndim - 1; d >= 0; --d) {
-    if (shape[d] != 1 && strides[d] != want) return false;
-    want *= shape[d];
-  }
-  return true;
-}
-
-}  // namespace
-
-LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
-                       int max_vector) {
-  if (inputs.size() != p.inputs.size() || outputs.size() != p.outputs.size())
-    fail(ErrorCode::Usage, "the program has {} inputs and {} outputs, but {} and {} were given", p.inputs.size(),
-         p.outputs.size(), inputs.size(), outputs.size());
-  LaunchPlan plan;
-  // NumPy broadcasting over the array inputs (the CPU evaluator's rule and message).
-  Shape bshape;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const Param& q = p.inputs[k];
-    if (q.weak || q.raw || inputs[k].host_value) continue;
-    const Shape& t = inputs[k].shape;
-    bshape = broadcast_input(bshape, t, q.name);
-  }
-  Shape shape = outputs.empty() ? bshape : outputs[0].shape;
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    // As NumPy's `out=`: the inputs must broadcast to the outputs' shape (which
-    // may be larger than theirs, e.g. scalars filling an array).
-    if (outputs[k].shape != shape || !broadcasts_to(bshape, shape))
-      fail(ErrorCode::Data, "output '{}' has shape {}, but the inputs broadcast to {}", p.outputs[k].name,
-           to_string(outputs[k].shape), to_string(bshape));
-    if (outputs[k].dtype != p.outputs[k].dtype)
-      fail(ErrorCode::Data, "output '{}' is {}, but the program makes it {}", p.outputs[k].name,
-           dtype_name(outputs[k].dtype), dtype_name(p.outputs[k].dtype));
-  }
-  plan.shape = shape;
-  plan.n = shape.size();
-
-  // Byte strides of an operand in the outputs' shape (0 where it broadcasts).
-  auto aligned_strides = [&](const OperandView& v) {
-    Shape st;
-    st.ndim = shape.ndim;
-    for (int d = 0; d < shape.ndim; ++d) {
-      int dv = d - (shape.ndim - v.shape.ndim);
-      st[d] = dv >= 0 && v.shape[dv] != 1 ? v.strides[dv] : 0;
-    }
-    return st;
-  };
-  KernelLayout& l = plan.layout;
-  std::vector<Shape> strided;  // byte strides of each Strided operand, ABI order
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    std::size_t item = dtype_size(p.outputs[k].dtype);
-    if (is_c_contiguous(shape, outputs[k].strides, item)) {
-      l.outputs.push_back(Access::Contig);
-      continue;
-    }
-    Shape st = aligned_strides(outputs[k]);
-    for (int d = 0; d < shape.ndim; ++d)
-      if (shape[d] > 1 && st[d] == 0) fail(ErrorCode::Usage, "output '{}' overlaps itself (a zero stride)", p.outputs[k].name);
-    l.outputs.push_back(Access::Strided);
-    strided.push_back(st);
-  }
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const Param& q = p.inputs[k];
-    const OperandView& v = inputs[k];
-    if (q.weak) {
-      l.inputs.push_back(Access::Value);
-      continue;
-    }
-    if (v.dtype != q.dtype)
-      fail(ErrorCode::Data, "input '{}' is {}, but the program was checked for {}", q.name, dtype_name(v.dtype), dtype_name(q.dtype));
-    if (q.raw) {
-      if (!is_c_contiguous(v.shape, v.strides, dtype_size(q.dtype)))
-        fail(ErrorCode::Usage, "raw parameter '{}' must be C-contiguous; pass a contiguous copy", q.name);
-      l.inputs.push_back(Access::Raw);
-      continue;
-    }
-    if (v.host_value) {
-      if (v.shape.size() != 1) fail(ErrorCode::Usage, "input '{}' is passed by value but has {} elements", q.name, v.shape.size());
-      l.inputs.push_back(Access::Value);
-      continue;
-    }
-    Shape st = aligned_strides(v);
-    bool all_zero = true;
-    for (int d = 0; d < st.ndim; ++d) all_zero = all_zero && (shape[d] == 1 || st[d] == 0);
-    if (v.shape.size() == 1 || all_zero) {
-      l.inputs.push_back(Access::Uniform);
-    } else if (v.shape.size() == plan.n && is_c_contiguous(shape, st, dtype_size(q.dtype))) {
-      l.inputs.push_back(Access::Contig);
-    } else {
-      l.inputs.push_back(Access::Strided);
-      strided.push_back(st);
-    }
-  }
-
-  if (!strided.empty()) {
-    // Merge dimensions that every strided operand walks as one, drop extent-1 ones.
-    struct Dim { std::int64_t extent; std::vector<std::int64_t> st; };
-    std::vector<Dim> dims;
-    for (int d = 0; d < shape.ndim; ++d) {
-      if (shape[d] == 1) continue;
-      Dim cur{shape[d], {}};
-      for (const Shape& s : strided) cur.st.push_back(s[d]);
-      bool merge = !dims.empty();
-      for (std::size_t o = 0; merge && o < strided.size(); ++o) merge = dims.back().st[o] == cur.st[o] * cur.extent;
-      if (merge) {
-        dims.back().extent *= cur.extent;
-        dims.back().st = cur.st;
-      } else {
-        dims.push_back(cur);
-      }
-    }
-    if (dims.empty()) dims.push_back({1, std::vector<std::int64_t>(strided.size(), 0)});
-    l.kind = KernelLayout::Kind::Strided;
-    l.ndim = static_cast<int>(dims.size());
-    std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    bool wide = plan.n > limit;
-    for (std::size_t o = 0; o < strided.size(); ++o) {
-      std::int64_t reach = 0;
-      for (const Dim& d : dims) reach += (d.extent - 1) * (d.st[o] < 0 ? -d.st[o] : d.st[o]);
-      wide = wide || reach > limit;
-    }
-    l.index64 = wide;
-    std::vector<std::int64_t> ext;
-    std::vector<std::vector<std::int64_t>> rows(strided.size());
-    for (const Dim& d : dims) {
-      ext.push_back(d.extent);
-      for (std::size_t o = 0; o < strided.size(); ++o) rows[o].push_back(d.st[o]);
-    }
-    plan.layout_arg = pack_layout_arg(l, ext, rows);
-  } else {
-    l.index64 = plan.n > std::numeric_limits<std::int32_t>::max();
-    int vec = std::min(max_vec(p), std::max(1, max_vector));
-    while (vec > 1 && (vec & (vec - 1))) --vec;  // a power of two
-    auto aligned = [&](std::uintptr_t a, DType t) {
-      std::size_t need = std::min<std::size_t>(16, static_cast<std::size_t>(vec) * dtype_size(t));
-      return a % need == 0;
-    };
-    while (vec > 1) {
-      bool ok = true;
-      for (std::size_t k = 0; k < outputs.size(); ++k) ok = ok && aligned(outputs[k].address, p.outputs[k].dtype);
-      for (std::size_t k = 0; k < inputs.size(); ++k)
-        if (l.inputs[k] == Access::Contig) ok = ok && aligned(inputs[k].address, p.inputs[k].dtype);
-      if (ok) break;
-      vec /= 2;
-    }
-    l.vec = vec;
-  }
-  validate_layout(p, l);
-  return plan;
-}
-
-// ---------------------------------------------------------------------------
-// Source.
-
-std::string embedded_template(const std::string& file) {
-  for (const EmbeddedTemplate& t : kEmbedded)
-    if (t.name && file == t.name) return t.text;
-  return "";
-}
-
-const std::string& template_text(const std::string& file) {
-  static std::mutex mu;
-  static std::map<std::string, std::string> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(file);
-  if (it == cache.end()) it = cache.emplace(file, load_template(file)).first;
-  return it->second;
 }
 
 std::string generate_source(const Program& p, const KernelLayout& l, const std::string& kernel_name) {
@@ -1006,7 +592,7 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   vars["PROGRAM"] = join(prog, "\n");
   vars["OPERANDS"] = join(ops, "\n");
   vars["LAYOUT"] = layout_text;
-  std::string header = render(template_text("header.cu"), vars);
+  std::string header = render_template(template_text("header.cu"), vars);
   while (!header.empty() && header.back() == '\n') header.pop_back();
 
   std::vector<std::string> helpers;
@@ -1019,7 +605,7 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
 
   vars["ELEMENT_PARAMS"] = join(eparams, ", ");
   vars["BODY"] = join(g.lines_, "\n");
-  std::string element = render(template_text("element.cu"), vars);
+  std::string element = render_template(template_text("element.cu"), vars);
   while (!element.empty() && element.back() == '\n') element.pop_back();
 
   vars["HEADER"] = header;
@@ -1057,7 +643,7 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
       vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
     }
   }
-  return render(template_text(file), vars);
+  return render_template(template_text(file), vars);
 }
 
 }  // namespace cujit

@@ -12,7 +12,6 @@
 #include <thread>
 #include <utility>
 
-#include "driver.hpp"
 #include "fail.hpp"
 
 namespace cujit {
@@ -212,12 +211,9 @@ int resolve_arch(int arch) {
   if (arch > 0) return cap_arch(arch);
   if (arch < 0)
     fail(ErrorCode::Usage, "invalid CUDA architecture {}: expected e.g. 90 for sm_90", arch);
-  if (!gpu_available())
-    fail(ErrorCode::Device,
-         "no CUDA architecture given and no CUDA device to take it from: pass one, e.g. 90 "
-         "for sm_90 ({})",
-         gpu_unavailable_reason());
-  return cap_arch(device_info(0).arch());
+  // Compile does not ask the driver which GPU there is: its callers know the
+  // device they compile for (the launcher) or take the arch from the user.
+  fail(ErrorCode::Usage, "no CUDA architecture given: pass one, e.g. 90 for sm_90");
 }
 
 // cujit's own options, those that decide the code; arch already resolved.

@@ -12,23 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "compiled_kernel.hpp"
+
 namespace cujit {
 
 struct CompileOptions {
-  int arch = 0;  // 90 for sm_90; 0 = that of CUDA device 0 (Device error when there is none)
+  int arch = 0;  // 90 for sm_90; required: compile never asks the driver (the launcher passes the device's)
   bool fast_math = false;
   std::vector<std::string> extra;  // passed to NVRTC as given, after cujit's own options
 };
 
-struct CompiledKernel {
-  std::string target;   // "sm_90": the arch actually compiled for (after cap_arch)
-  int arch = 0;         // 90
-  std::string cubin;    // ELF image for `target`
-  std::string ptx;      // PTX for compute_XX of the same XX (no trailing NUL)
-  std::string log;      // NVRTC's log; warnings only, as errors throw
-  std::string options;  // options_string() of the compile
-  double compile_ms = 0;
-};
 
 // Compiles `source` (kernels declared extern "C"). A compile error throws
 // ErrorCode::Internal with NVRTC's log, the options and the numbered source;

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "compile.hpp"
+#include "compiled_kernel.hpp"
 #include "fail.hpp"
 
 namespace cujit {

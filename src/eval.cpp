@@ -4,7 +4,7 @@
 #include <string>
 
 #include "check.hpp"
-#include "codegen.hpp"
+#include "layout.hpp"
 #include "fail.hpp"
 #include "ops_host.hpp"
 #include "scalar.hpp"
@@ -168,13 +168,7 @@ class Evaluator {
   Evaluator(const Program& p, const std::vector<Input>& in) : p_(p), in_(in) {}
 
   std::vector<Output> run(const Shape* given) {
-    Shape shape = broadcast_shape();
-    if (given) {
-      if (!broadcasts_to(shape, *given))
-        fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*given),
-             to_string(shape));
-      shape = *given;
-    }
+    Shape shape = output_shape(broadcast_shape(), given);
     std::vector<Output> outs;
     for (const Var& v : p_.outputs) outs.push_back({v.name, HostArray(v.dtype, shape)});
     total_ = shape.size();
@@ -433,9 +427,7 @@ std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Inpu
       fail(ErrorCode::Usage, "weak input '{}' must be a 0-d int64, float64, complex128 or bool", in.name);
     params.push_back(Param{in.name, in.view.dtype, in.weak, in.raw});
   }
-  std::vector<OutputDecl> decl;
-  for (const OutputSpec& o : outputs) decl.push_back(OutputDecl{o.name, o.dtype});
-  Program p = compile_program(source, params, decl);
+  Program p = compile_program(source, params, outputs);
   return evaluate_program(p, inputs);
 }
 

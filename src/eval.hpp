@@ -7,11 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "check.hpp"
 #include "cujit/array.hpp"
 
 namespace cujit {
-
-struct Program;
 
 struct Input {
   std::string name;
@@ -20,10 +19,8 @@ struct Input {
   bool raw = false;   // indexed explicitly as name[j]; not broadcast
 };
 
-struct OutputSpec {
-  std::string name;
-  std::optional<DType> dtype;  // declared dtype; inferred from the program when absent
-};
+// A declared output: check's OutputDecl (one type for the idea).
+using OutputSpec = OutputDecl;
 
 struct Output {
   std::string name;

@@ -17,15 +17,6 @@ namespace cujit {
 
 namespace {
 
-// Inputs the program indexes (`x[j]`) are raw parameters, as in jitrun.
-std::set<std::string> indexed_names(std::string_view program) {
-  std::set<std::string> out;
-  auto toks = tokenize(program);
-  for (std::size_t k = 0; k + 1 < toks.size(); ++k)
-    if (toks[k].kind == Tok::Ident && toks[k + 1].kind == Tok::LBracket) out.insert(std::string(toks[k].text));
-  return out;
-}
-
 bool is_host_scalar(const ArrayView& v) { return v.device.kind == Device::CPU && v.shape.ndim == 0; }
 
 // Programs by their text and signature: checked and compiled once.
@@ -135,13 +126,7 @@ std::vector<NamedArray> evaluate(std::string_view source, const std::vector<Name
   }
   const Program& p = gpu->program();
   std::optional<Shape> given = shape_for(p);
-  Shape shape = broadcast_shape(p, views.data());
-  if (given) {
-    if (!broadcasts_to(shape, *given))
-      fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*given),
-           to_string(shape));
-    shape = *given;
-  }
+  Shape shape = output_shape(broadcast_shape(p, views.data()), given ? &*given : nullptr);
   std::vector<ArrayView> out_views;
   for (const Var& v : p.outputs) {
     result.push_back(NamedArray{v.name, Array::empty(v.dtype, shape, where)});

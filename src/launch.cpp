@@ -599,11 +599,25 @@ void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream)
   if (!stream) synchronize(src.device.id, nullptr);
 }
 
+cache::Key kernel_cache_key(const std::string& source, const CompileOptions& co) {
+  return cache::make_key(source, options_string(co), fmt::format("sm_{}", cap_arch(co.arch)), nvrtc_version());
+}
+
+std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string& which, int ndim) {
+  std::vector<KernelLayout> layouts;
+  if (which == "contiguous" || which == "all") {
+    layouts.push_back(contiguous_layout(p, preferred_vec(p)));
+    layouts.push_back(contiguous_layout(p, 1));
+  }
+  if (which == "strided" || which == "all") layouts.push_back(strided_layout(p, ndim));
+  if (layouts.empty()) fail(ErrorCode::Usage, "--layout must be contiguous, strided or all, got '{}'", which);
+  return layouts;
+}
+
 std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
                                                           const CompileOptions& co, bool* compiled) {
   const std::string target = fmt::format("sm_{}", cap_arch(co.arch));
-  const cache::Key key = cache::make_key(source, options_string(co), target, nvrtc_version());
-  return cache::global_cache().get_or_compile(key, target, [&] {
+  return cache::global_cache().get_or_compile(kernel_cache_key(source, co), target, [&] {
     if (compiled) *compiled = true;
     CompiledKernel k = compile_cuda(source, kernel_name, co);
     cache::Entry e;

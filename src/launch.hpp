@@ -36,7 +36,7 @@ struct GpuOptions {
   std::vector<std::string> nvrtc_options;  // passed to NVRTC after cujit's own
   // Most elements a thread moves per vector step; plan_launch also keeps a
   // step within 16 bytes of the widest operand, so 16 means "16-byte vectors".
-  int max_vector = 16;
+  int max_vector = kDefaultMaxVector;
   bool force_index64 = false;  // test hook: 64-bit index arithmetic where 32 bits would do
   std::string kernel_name = "cujit_kernel";  // a C identifier, not starting with cj_
   // Raw CUDA mode: renders the kernel for a layout instead of generate_source.
@@ -102,6 +102,15 @@ Shape broadcast_shape(const Program& p, const ArrayView* inputs);
 // CUDA device, with a copy kernel. With no stream it returns when done.
 void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream = nullptr);
 
+
+// The disk cache's key of a kernel: its source, the options that decide the
+// code, the target and NVRTC's version. The one place it is built.
+cache::Key kernel_cache_key(const std::string& source, const CompileOptions& co);
+
+// The layouts `jitcache compile --layout WHICH` precompiles ("contiguous",
+// "strided" or "all"): the contiguous one a launch with aligned operands picks
+// (preferred_vec), the unvectorized one, an `ndim`-d strided one.
+std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string& which, int ndim);
 
 // Compiles kernel source through the kernel cache (memory, then disk, then
 // NVRTC, once across threads and processes), keyed by the source, options,

@@ -213,4 +213,12 @@ class Lexer {
 
 std::vector<Token> tokenize(std::string_view source) { return Lexer(source).run(); }
 
+std::set<std::string> indexed_names(std::string_view program) {
+  std::set<std::string> out;
+  auto toks = tokenize(program);
+  for (std::size_t k = 0; k + 1 < toks.size(); ++k)
+    if (toks[k].kind == Tok::Ident && toks[k + 1].kind == Tok::LBracket) out.insert(std::string(toks[k].text));
+  return out;
+}
+
 }  // namespace cujit

@@ -2,6 +2,7 @@
 // tokens too, except inside parentheses or brackets where they are spacing.
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,5 +32,8 @@ struct Token {
 };
 
 std::vector<Token> tokenize(std::string_view source);
+
+// The names a program indexes (`x[j]`): the inputs jitrun and evaluate() pass as raw parameters.
+std::set<std::string> indexed_names(std::string_view program);
 
 }  // namespace cujit

@@ -13,6 +13,7 @@
 #include "catch.hpp"
 #include "check.hpp"
 #include "codegen.hpp"
+#include "templates.hpp"
 #include "cujit/error.hpp"
 
 using namespace cujit;

@@ -355,3 +355,30 @@ TEST_CASE("evaluate: host arrays run on the CPU evaluator", "[runtime][evaluate]
   CHECK(code_of([&] { evaluate("out = x[i + 1]", {{"x", x.view()}}); }) == ErrorCode::Data);
   CHECK(code_of([&] { evaluate("out = sinn(x)", {{"x", x.view()}}); }) == ErrorCode::Program);
 }
+
+TEST_CASE("jitcache precompiles the kernel a launch with aligned operands uses: equal cache keys for every dtype",
+          "[runtime][cache]") {
+  // issue 11: jitcache planned 4-wide vectors where the launcher plans 8/16-wide ones for
+  // 16- and 8-bit dtypes, so a precompiled cache never served a launch. One function now
+  // chooses the vector step for both.
+  CompileOptions co;
+  co.arch = 90;
+  for (int t = 0; t < kNumDTypes; ++t) {
+    const DType dt = static_cast<DType>(t);
+    CAPTURE(dtype_name(dt));
+    Program p = compile_program("out = x + x", {Param{"x", dt, false, false}});
+    // The launcher's path: plan_launch on 16-byte-aligned contiguous operands.
+    const Shape shape{1000};
+    OperandView in{0x10000, dt, shape, ArrayView::contiguous_strides(shape, dt), false};
+    OperandView out{0x20000, p.outputs[0].dtype, shape, ArrayView::contiguous_strides(shape, p.outputs[0].dtype), false};
+    LaunchPlan plan = plan_launch(p, {in}, {out}, GpuOptions{}.max_vector);
+    const cache::Key launched = kernel_cache_key(generate_source(p, plan.layout, "cujit_kernel"), co);
+    // jitcache's path: `jitcache compile --layout contiguous`.
+    std::vector<KernelLayout> pre = precompile_layouts(p, "contiguous", 1);
+    REQUIRE(!pre.empty());
+    CHECK(pre[0] == plan.layout);
+    CHECK(kernel_cache_key(generate_source(p, pre[0], "cujit_kernel"), co).hex() == launched.hex());
+    if (dt == DType::Int8 || dt == DType::UInt8 || dt == DType::Bool) CHECK(plan.layout.vec == 16);
+    if (dt == DType::Float16 || dt == DType::BFloat16 || dt == DType::Int16) CHECK(plan.layout.vec == 8);
+  }
+}

@@ -113,17 +113,11 @@ int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
   CompileOptions co;
   co.arch = cap_arch(a.arch.empty() ? 90 : parse_arch(a.arch));
   co.fast_math = a.fast_math;
-  std::vector<KernelLayout> layouts;
-  if (a.layout == "contiguous" || a.layout == "all") {
-    layouts.push_back(contiguous_layout(p, std::min(4, max_vec(p))));
-    layouts.push_back(contiguous_layout(p, 1));
-  }
-  if (a.layout == "strided" || a.layout == "all") layouts.push_back(strided_layout(p, a.ndim));
-  if (layouts.empty()) fail(ErrorCode::Usage, "--layout must be contiguous, strided or all, got '{}'", a.layout);
-  const std::string options = options_string(co), target = fmt::format("sm_{}", co.arch);
+  const std::vector<KernelLayout> layouts = precompile_layouts(p, a.layout, a.ndim);
+  const std::string target = fmt::format("sm_{}", co.arch);
   for (const KernelLayout& l : layouts) {
     std::string source = generate_source(p, l, a.name);
-    cache::Key key = cache::make_key(source, options, target, nvrtc_version());
+    cache::Key key = kernel_cache_key(source, co);
     bool compiled = false;
     auto t0 = std::chrono::steady_clock::now();
     compile_through_cache(source, a.name, co, &compiled);

@@ -51,15 +51,6 @@ std::pair<std::string, std::string> split_eq(const std::string& s, const char* f
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
-// Inputs the program indexes (`x[j]`) are raw parameters.
-std::set<std::string> indexed_names(const std::string& program) {
-  std::set<std::string> out;
-  auto toks = tokenize(program);
-  for (std::size_t k = 0; k + 1 < toks.size(); ++k)
-    if (toks[k].kind == Tok::Ident && toks[k + 1].kind == Tok::LBracket) out.insert(std::string(toks[k].text));
-  return out;
-}
-
 // One line per output: dtype, shape and a few statistics, so a run on 10^8
 // elements does not flood the terminal.
 std::string summary(const std::string& name, const Array& a) {

@@ -1,0 +1,122 @@
+// Kernel layouts and the planning of one call: how each operand is reached
+// (contiguous, strided, broadcast, by value, raw), the vector step, the index
+// width, NumPy broadcasting and the output shape. The launcher plans every call
+// with plan_launch; jitcache precompiles preferred_vec's layout; the CPU
+// evaluator broadcasts with the same rule and message (broadcast_input).
+// A layout is chosen on the host for each call and is part of the cache key.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cujit/array.hpp"
+#include "cujit/dtype.hpp"
+
+namespace cujit {
+
+struct Program;
+
+
+// How the kernel reaches one operand.
+enum class Access : std::uint8_t {
+  Contig,   // pointer; element k of the launch is p[k] (C-contiguous, n elements)
+  Strided,  // pointer; element k sits at the byte offset sum_d idx_d(k) * stride[d] (Strided layouts only)
+  Uniform,  // pointer to a single element used for every k (a size-1 array broadcast); read once per thread
+  Value,    // the element itself, by value (a 0-d host scalar; always so for a weak scalar parameter)
+  Raw,      // a raw parameter: pointer to a C-contiguous array plus its int64 element count, indexed x[j]
+};
+
+struct KernelLayout {
+  enum class Kind : std::uint8_t {
+    Contiguous,  // every array operand is Contig, Uniform, Value or Raw
+    Strided,     // at least one operand is Strided; the Layout argument carries extents and strides
+  };
+  Kind kind = Kind::Contiguous;
+  // 64-bit index arithmetic. The host sets it only where it is needed: n > INT32_MAX,
+  // or (Strided) some |byte offset| sum_d (extent_d - 1) * |stride_d| > INT32_MAX.
+  bool index64 = false;
+  // Contiguous only: elements per vector step (1, 2, 4, 8 or 16); > 1 needs every
+  // Contig pointer aligned to min(16, vec * itemsize) bytes (see max_vec()).
+  int vec = 1;
+  // Strided only: number of dimensions of the (coalesced) iteration shape, 1..8.
+  int ndim = 0;
+  std::vector<Access> outputs;  // per Program::outputs: Contig or Strided
+  std::vector<Access> inputs;   // per Program::inputs: Raw for raw, Value for weak, any but Raw otherwise
+
+  // Stable text naming every choice above, e.g. "c.i32.v4|o:c|i:c,v,r" or
+  // "s.i64.d3|o:s|i:s,u"; part of the kernel cache key.
+  std::string key_string() const;
+  bool operator==(const KernelLayout& o) const;
+  bool operator!=(const KernelLayout& o) const { return !(*this == o); }
+};
+
+// Contiguous layout: weak inputs by Value, raw ones Raw, every other operand Contig.
+KernelLayout contiguous_layout(const Program& p, int vec = 1, bool index64 = false);
+// Strided layout: weak inputs by Value, raw ones Raw, every other operand Strided.
+KernelLayout strided_layout(const Program& p, int ndim, bool index64 = false);
+// The widest vector step whose loads stay within 16 bytes: 16 / the largest
+// itemsize among the outputs and the array (non-weak, non-raw) inputs.
+int max_vec(const Program& p);
+// The most elements a thread moves per vector step unless the caller says
+// otherwise (GpuOptions::max_vector); a step also stays within 16 bytes.
+constexpr int kDefaultMaxVector = 16;
+// The vector step of a contiguous layout when every pointer is 16-byte aligned:
+// the largest power of two <= min(max_vec(p), max_vector). plan_launch starts
+// from it (and halves it for misaligned pointers); jitcache precompiles it, so
+// the two agree on the kernel, and so on its cache key.
+int preferred_vec(const Program& p, int max_vector = kDefaultMaxVector);
+// fail(Internal) unless the layout fits the program (sizes, Access per operand, vec, ndim).
+void validate_layout(const Program& p, const KernelLayout& layout);
+
+// Bytes of the Layout argument, the divisor constants included. `shape` has
+// layout.ndim extents; `strides` holds, for each Strided operand in ABI order,
+// layout.ndim byte strides. fail(Internal) on a count mismatch or, without
+// index64, a value outside 32 bits.
+std::vector<unsigned char> pack_layout_arg(const KernelLayout& layout, const std::vector<std::int64_t>& shape,
+                                           const std::vector<std::vector<std::int64_t>>& strides);
+
+// ---- planning one call ----
+
+// One operand as the launcher sees it.
+struct OperandView {
+  std::uintptr_t address = 0;  // device address of element 0 (its alignment decides vectorization)
+  DType dtype = DType::Float32;
+  Shape shape;
+  Shape strides;               // bytes, as ArrayView
+  bool host_value = false;     // a 0-d (size-1) input whose value the launcher holds: passed by value
+};
+
+struct LaunchPlan {
+  KernelLayout layout;
+  Shape shape;                             // the outputs' shape
+  std::int64_t n = 0;                      // its element count: the Count argument
+  std::vector<unsigned char> layout_arg;   // the Layout argument (Strided layouts), from pack_layout_arg
+};
+
+// The layout for one call, and the arguments that depend on it. Inputs and
+// outputs in program order; weak inputs are ignored (always Value) and their
+// views may be empty. Array inputs broadcast against the outputs' shape as
+// NumPy does (fail(Data) with the CPU evaluator's message where they do not;
+// the outputs must all have the broadcast shape, or any shape when the program
+// has no array operand). An input is Value when host_value, else Uniform when
+// it has one element (or all-zero strides), else Contig when it is
+// C-contiguous in the outputs' shape, else Strided; an output is Contig or
+// Strided. Raw inputs must be C-contiguous (fail(Usage): copy them first).
+// Strided layouts merge dimensions the strided operands allow and drop
+// extent-1 ones; 64-bit indexing only when n or a byte offset needs it;
+// contiguous layouts vectorize up to min(max_vec, max_vector) elements, halved
+// until every contiguous pointer is aligned to its vector size.
+// Outputs must not overlap one another or an input except element for element.
+LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
+                       int max_vector = 4);
+
+// `acc` broadcast with input `name`'s shape `next`; fail(Data) when they do not fit.
+Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& name);
+
+// The shape of the outputs: the inputs' broadcast shape, or `given` (jitrun's
+// --shape, EvaluateOptions::shape) when the inputs broadcast to it;
+// fail(Data) otherwise. The one check of a requested output shape.
+Shape output_shape(const Shape& broadcast, const Shape* given);
+
+}  // namespace cujit
