@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include <vector>
 
-#include "check.hpp"
-#include "codegen.hpp"
-#include "compile.hpp"
+#include "lang/check.hpp"
+#include "gpu/codegen.hpp"
+#include "gpu/compile.hpp"
 
 using namespace cujit;
 using clock_type = std::chrono::steady_clock;

@@ -14,8 +14,8 @@
 #include <chrono>
 
 #include "cujit/elementwise.hpp"
-#include "driver.hpp"
-#include "kernel_cache.hpp"
+#include "gpu/driver.hpp"
+#include "cache/kernel_cache.hpp"
 
 using namespace cujit;
 

@@ -20,12 +20,12 @@
 #include <random>
 #include <vector>
 
-#include "check.hpp"
-#include "codegen.hpp"
-#include "compile.hpp"
+#include "lang/check.hpp"
+#include "gpu/codegen.hpp"
+#include "gpu/compile.hpp"
 #include "cujit/elementwise.hpp"
-#include "driver.hpp"
-#include "launch.hpp"
+#include "gpu/driver.hpp"
+#include "gpu/launch.hpp"
 
 using namespace cujit;
 using clock_type = std::chrono::steady_clock;

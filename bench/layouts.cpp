@@ -24,7 +24,7 @@
 
 #include "cujit/elementwise.hpp"
 #include "cujit/evaluate.hpp"
-#include "driver.hpp"
+#include "gpu/driver.hpp"
 
 using namespace cujit;
 

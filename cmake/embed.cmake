@@ -6,7 +6,7 @@
 # Use: include(cmake/embed.cmake) in the top-level CMakeLists.txt, after
 # cmake/library.cmake (it adds to cujit_objects). It writes ${CMAKE_BINARY_DIR}/generated/cujit_templates.inc
 # at build time (one {"name", R"cujit_tpl(text)cujit_tpl"} entry per file),
-# which src/codegen.cpp includes when CUJIT_EMBEDDED_TEMPLATES is defined.
+# which src/gpu/templates.cpp includes when CUJIT_EMBEDDED_TEMPLATES is defined.
 #
 # The same file is the generator: cmake -DDIR=<templates> -DOUT=<file> -P embed.cmake
 
@@ -43,4 +43,4 @@ add_custom_target(cujit_templates DEPENDS ${CUJIT_TEMPLATES_INC})
 add_dependencies(cujit_objects cujit_templates)
 target_include_directories(cujit_objects PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/generated)
 target_compile_definitions(cujit_objects PRIVATE CUJIT_EMBEDDED_TEMPLATES)
-set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/templates.cpp PROPERTIES OBJECT_DEPENDS ${CUJIT_TEMPLATES_INC})
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/gpu/templates.cpp PROPERTIES OBJECT_DEPENDS ${CUJIT_TEMPLATES_INC})

@@ -9,12 +9,12 @@
 # Both are made of the same objects (cujit_objects), compiled once.
 include(GenerateExportHeader)
 
-file(GLOB CUJIT_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/cache/*.cpp)
+file(GLOB_RECURSE CUJIT_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
 add_library(cujit_objects OBJECT ${CUJIT_SOURCES})
 set_target_properties(cujit_objects PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 target_include_directories(cujit_objects PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_BINARY_DIR}/include
-  ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/cache ${CMAKE_CURRENT_SOURCE_DIR}/templates)
+  ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/templates)
 target_include_directories(cujit_objects SYSTEM PRIVATE ${XXHASH_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS}
   ${DLPACK_INCLUDE_DIR})
 # {fmt} header-only and private: no public header includes it, and nothing is left to link.
@@ -72,6 +72,6 @@ else()
 endif()
 add_library(cujit_internal INTERFACE)
 target_link_libraries(cujit_internal INTERFACE ${CUJIT_INTERNAL_LIBRARY} fmt::fmt-header-only)
-target_include_directories(cujit_internal INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/cache)
-# src/driver.hpp and src/launch.hpp include <cuda.h> (for its types).
+target_include_directories(cujit_internal INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+# src/gpu/driver.hpp and src/gpu/launch.hpp include <cuda.h> (for its types).
 target_include_directories(cujit_internal SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_DIRS})

@@ -118,7 +118,7 @@ __host__ __device__ __forceinline__ c64 to_c64(c128 z) { return cpack((float)z.r
 template <class T> __host__ __device__ __forceinline__ c128 to_c128(T x) { return cpack((double)x, 0.0); }
 __host__ __device__ __forceinline__ c128 to_c128(c64 z) { return cpack((double)z.re, (double)z.im); }
 
-// The complex loops of src/ops.def's operations that return a real value.
+// The complex loops of src/lang/ops.def's operations that return a real value.
 template <class P> __host__ __device__ __forceinline__ P absolute(complex<P> a) { return abs(a); }
 template <class P> __host__ __device__ __forceinline__ P real(complex<P> a) { return a.re; }
 template <class P> __host__ __device__ __forceinline__ P imag(complex<P> a) { return a.im; }

@@ -1,4 +1,4 @@
-// ---- int_ops.cuh: NumPy's integer arithmetic (the integer loops of src/ops.def) ----
+// ---- int_ops.cuh: NumPy's integer arithmetic (the integer loops of src/lang/ops.def) ----
 // Wrapping arithmetic computes in the unsigned type, so no signed overflow is
 // ever undefined; division by zero gives 0.
 namespace cj {
@@ -125,7 +125,7 @@ template <class A, class B> __host__ __device__ __forceinline__ bool cmp_eq(A a,
 template <class A, class B> __host__ __device__ __forceinline__ bool cmp_ne(A a, B b) { return !meq(a, b); }
 
 
-// ---- the integer loops of src/ops.def's operations ----
+// ---- the integer loops of src/lang/ops.def's operations ----
 #define CJ_INT1(name, expr) \
   template <class T> __host__ __device__ __forceinline__ typename int_t<T>::type name(T a) { return expr; }
 #define CJ_INT2(name, expr) \

@@ -1,4 +1,4 @@
-// ---- math.cuh: NumPy's rules for floats, bools and ints (their loops of src/ops.def) ----
+// ---- math.cuh: NumPy's rules for floats, bools and ints (their loops of src/lang/ops.def) ----
 namespace cj {
 
 // Truth of a value, as bool(x) and NumPy's logical functions see it (NaN is true).
@@ -105,7 +105,7 @@ __host__ __device__ __forceinline__ float tgamma_f32(float x) { return (float)::
 #endif
 
 
-// ---- the bool and float loops of src/ops.def's operations ----
+// ---- the bool and float loops of src/lang/ops.def's operations ----
 // Each operation is one name, overloaded per compute type (int_ops.cuh holds
 // the integer loops, complex*.cuh the complex ones); code generation emits
 // calls of these and the CPU evaluator calls the same functions.

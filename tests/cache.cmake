@@ -2,7 +2,7 @@
 # entry for the cache tests alone.
 add_executable(cache_stress ${CMAKE_CURRENT_SOURCE_DIR}/cache_stress.cpp)
 target_link_libraries(cache_stress PRIVATE cujit_internal Threads::Threads)
-target_include_directories(cache_stress PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/cache)
+target_include_directories(cache_stress PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(cache_stress PRIVATE ${CUJIT_WARNINGS})
 
 add_dependencies(cujit_tests cache_stress)

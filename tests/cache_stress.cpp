@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "kernel_cache.hpp"
+#include "cache/kernel_cache.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 namespace cujit {
 
 // Order matters: it is NumPy's kind order (b < i/u < f < c) within which the
-// promotion rules in src/types.cpp are written.
+// promotion rules in src/lang/types.cpp are written.
 enum class DType : std::uint8_t {
   Bool,
   Int8, Int16, Int32, Int64,

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <string>
 
-#include "check.hpp"
+#include "lang/check.hpp"
 #include "cujit/error.hpp"
-#include "eval.hpp"
+#include "cpu/eval.hpp"
 
 using namespace cujit;
 

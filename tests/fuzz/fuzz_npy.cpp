@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "cujit/error.hpp"
-#include "npy.hpp"
+#include "io/npy.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cujit/array.hpp"
-#include "driver.hpp"
+#include "gpu/driver.hpp"
 #include "scalar.hpp"
 
 namespace cujit::gputest {

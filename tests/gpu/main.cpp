@@ -9,7 +9,7 @@
 
 #include <cstdio>
 
-#include "driver.hpp"
+#include "gpu/driver.hpp"
 #include "gpu_util.hpp"
 
 int main(int argc, char** argv) {

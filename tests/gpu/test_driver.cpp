@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "compile.hpp"
+#include "gpu/compile.hpp"
 #include "cujit/error.hpp"
-#include "driver.hpp"
+#include "gpu/driver.hpp"
 
 using namespace cujit;
 

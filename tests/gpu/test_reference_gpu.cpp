@@ -28,11 +28,11 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "check.hpp"
+#include "lang/check.hpp"
 #include "cujit/error.hpp"
-#include "eval.hpp"
+#include "cpu/eval.hpp"
 #include "gpu_util.hpp"
-#include "launch.hpp"
+#include "gpu/launch.hpp"
 #include "unit/reference.hpp"
 
 using namespace cujit;

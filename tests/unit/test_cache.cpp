@@ -30,10 +30,10 @@
 
 #include "catch.hpp"
 #include "cujit/error.hpp"
-#include "entry.hpp"
+#include "cache/entry.hpp"
 #include "fail.hpp"
-#include "kernel_cache.hpp"
-#include "key.hpp"
+#include "cache/kernel_cache.hpp"
+#include "cache/key.hpp"
 
 extern char** environ;
 

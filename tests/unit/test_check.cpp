@@ -1,6 +1,6 @@
 // Type checking: the dtype of every output for typical programs (NumPy 2.4 gives the same).
 #include "catch.hpp"
-#include "check.hpp"
+#include "lang/check.hpp"
 #include "cujit/error.hpp"
 
 using namespace cujit;

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "check.hpp"
-#include "codegen.hpp"
-#include "templates.hpp"
+#include "lang/check.hpp"
+#include "gpu/codegen.hpp"
+#include "gpu/templates.hpp"
 #include "cujit/error.hpp"
 
 using namespace cujit;

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "check.hpp"
-#include "codegen.hpp"
-#include "compile.hpp"
+#include "lang/check.hpp"
+#include "gpu/codegen.hpp"
+#include "gpu/compile.hpp"
 #include "cujit/error.hpp"
 
 using namespace cujit;

@@ -25,7 +25,7 @@
 #include "scalar_oracle.hpp"
 
 // The templates as the CPU evaluator compiles them (the host stand-ins for what NVRTC provides).
-#include "ops_host.hpp"
+#include "cpu/ops_host.hpp"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"

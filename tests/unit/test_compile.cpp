@@ -3,9 +3,9 @@
 #include <string>
 
 #include "catch.hpp"
-#include "compile.hpp"
+#include "gpu/compile.hpp"
 #include "cujit/error.hpp"
-#include "driver.hpp"
+#include "gpu/driver.hpp"
 
 using namespace cujit;
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "check.hpp"
+#include "lang/check.hpp"
 #include "cujit/error.hpp"
 
 using namespace cujit;

@@ -7,8 +7,8 @@
 
 #include "catch.hpp"
 #include "cujit/error.hpp"
-#include "check.hpp"
-#include "eval.hpp"
+#include "lang/check.hpp"
+#include "cpu/eval.hpp"
 
 using namespace cujit;
 

@@ -10,7 +10,7 @@
 
 #include "catch.hpp"
 #include "cujit/error.hpp"
-#include "format.hpp"
+#include "io/format.hpp"
 #include "half.hpp"
 
 using namespace cujit;

@@ -14,7 +14,7 @@
 
 #include "catch.hpp"
 #include "cujit/error.hpp"
-#include "npy.hpp"
+#include "io/npy.hpp"
 
 using namespace cujit;
 namespace fs = std::filesystem;

@@ -15,9 +15,9 @@
 
 #include "catch.hpp"
 #include "cujit/error.hpp"
-#include "eval.hpp"
+#include "cpu/eval.hpp"
 #include "reference.hpp"
-#include "types.hpp"
+#include "lang/types.hpp"
 
 using namespace cujit;
 using namespace cujit::ref;

@@ -8,18 +8,18 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "check.hpp"
-#include "codegen.hpp"
-#include "compile.hpp"
-#include "driver.hpp"
+#include "lang/check.hpp"
+#include "gpu/codegen.hpp"
+#include "gpu/compile.hpp"
+#include "gpu/driver.hpp"
 #include "cujit/arg.hpp"
 #include "cujit/dlpack.hpp"
 #include "cujit/elementwise.hpp"
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "half.hpp"
-#include "launch.hpp"
-#include "raw_cuda.hpp"
+#include "gpu/launch.hpp"
+#include "gpu/raw_cuda.hpp"
 
 using namespace cujit;
 

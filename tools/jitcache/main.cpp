@@ -7,13 +7,13 @@
 #include <cstdio>
 #include <ctime>
 
-#include "check.hpp"
-#include "codegen.hpp"
-#include "compile.hpp"
+#include "lang/check.hpp"
+#include "gpu/codegen.hpp"
+#include "gpu/compile.hpp"
 #include "cujit/error.hpp"
 #include "fail.hpp"
-#include "kernel_cache.hpp"
-#include "launch.hpp"
+#include "cache/kernel_cache.hpp"
+#include "gpu/launch.hpp"
 
 using namespace cujit;
 

@@ -14,18 +14,18 @@
 #include <set>
 #include <vector>
 
-#include "check.hpp"
-#include "codegen.hpp"
-#include "compile.hpp"
+#include "lang/check.hpp"
+#include "gpu/codegen.hpp"
+#include "gpu/compile.hpp"
 #include "cujit/error.hpp"
-#include "driver.hpp"
-#include "eval.hpp"
+#include "gpu/driver.hpp"
+#include "cpu/eval.hpp"
 #include "fail.hpp"
-#include "format.hpp"
-#include "kernel_cache.hpp"
-#include "launch.hpp"
-#include "lex.hpp"
-#include "npy.hpp"
+#include "io/format.hpp"
+#include "cache/kernel_cache.hpp"
+#include "gpu/launch.hpp"
+#include "lang/lex.hpp"
+#include "io/npy.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
 

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 
 #include "fail.hpp"
-#include "lex.hpp"
-#include "npy.hpp"
+#include "lang/lex.hpp"
+#include "io/npy.hpp"
 #include "scalar.hpp"
 
 namespace cujit::jitrun {

@@ -1,0 +1,214 @@
+#include "cujit/array.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "gpu/driver.hpp"
+#include "fail.hpp"
+
+namespace cujit {
+
+Shape::Shape(std::initializer_list<std::int64_t> d) {
+  if (d.size() > static_cast<std::size_t>(kMaxDims))
+    fail(ErrorCode::Data, "arrays of more than {} dimensions are not supported", kMaxDims);
+  for (auto v : d) dims[ndim++] = v;
+}
+
+std::int64_t Shape::size() const {
+  std::int64_t s = 1;
+  for (int k = 0; k < ndim; ++k) s *= dims[k];
+  return s;
+}
+
+bool Shape::operator==(const Shape& o) const {
+  if (ndim != o.ndim) return false;
+  for (int k = 0; k < ndim; ++k)
+    if (dims[k] != o.dims[k]) return false;
+  return true;
+}
+
+std::string to_string(const Shape& s) {
+  std::string t = "(";
+  for (int d = 0; d < s.ndim; ++d) t += std::to_string(s[d]) + (s.ndim == 1 ? "," : d + 1 < s.ndim ? ", " : "");
+  return t + ")";
+}
+
+bool broadcast(const Shape& a, const Shape& b, Shape& out) {
+  Shape r;
+  r.ndim = std::max(a.ndim, b.ndim);
+  for (int d = 0; d < r.ndim; ++d) {
+    int da = d - (r.ndim - a.ndim), db = d - (r.ndim - b.ndim);
+    std::int64_t x = da >= 0 ? a[da] : 1, y = db >= 0 ? b[db] : 1;
+    if (x != y && x != 1 && y != 1) return false;
+    r[d] = x == 1 ? y : x;
+  }
+  out = r;
+  return true;
+}
+
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  Shape r;
+  return broadcast(from, to, r) && r == to;
+}
+
+Shape ArrayView::contiguous_strides(const Shape& shape, DType dtype) {
+  Shape s;
+  s.ndim = shape.ndim;
+  std::int64_t acc = static_cast<std::int64_t>(dtype_size(dtype));
+  for (int k = shape.ndim - 1; k >= 0; --k) {
+    s[k] = acc;
+    acc *= shape[k] > 0 ? shape[k] : 1;
+  }
+  return s;
+}
+
+bool ArrayView::is_c_contiguous() const {
+  if (size() == 0) return true;  // an empty array has no element to misplace
+  std::int64_t acc = static_cast<std::int64_t>(itemsize());
+  for (int k = shape.ndim - 1; k >= 0; --k) {
+    if (shape[k] != 1 && strides[k] != acc) return false;
+    acc *= shape[k];
+  }
+  return true;
+}
+
+HostArray::HostArray(DType dtype, const Shape& shape) {
+  for (int k = 0; k < shape.ndim; ++k)
+    if (shape[k] < 0) fail(ErrorCode::Data, "negative extent {} in array shape", shape[k]);
+  view_.dtype = dtype;
+  view_.shape = shape;
+  view_.strides = ArrayView::contiguous_strides(shape, dtype);
+  std::size_t bytes = static_cast<std::size_t>(shape.size()) * dtype_size(dtype);
+  std::size_t rounded = ((bytes + 63) / 64) * 64;
+  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!p) fail(ErrorCode::Data, "out of host memory allocating {} bytes", bytes);
+  buffer_ = std::shared_ptr<void>(p, std::free);
+  view_.data = p;
+}
+
+// ---------------------------------------------------------------- Array
+
+namespace {
+
+// Copies a host view of any strides into contiguous host memory at `dst`.
+void pack_host(void* dst, const ArrayView& src) {
+  std::size_t item = src.itemsize();
+  std::int64_t n = src.size();
+  if (n == 0) return;
+  if (src.is_c_contiguous()) {
+    std::memcpy(dst, src.data, static_cast<std::size_t>(n) * item);
+    return;
+  }
+  auto* out = static_cast<unsigned char*>(dst);
+  const auto* base = static_cast<const unsigned char*>(src.data);
+  std::int64_t idx[kMaxDims] = {};
+  const int nd = src.shape.ndim;
+  std::int64_t off = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::memcpy(out + static_cast<std::size_t>(k) * item, base + off, item);
+    // An odometer over the multi-index keeps the byte offset without divisions.
+    for (int d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < src.shape[d]) {
+        off += src.strides[d];
+        break;
+      }
+      off -= (src.shape[d] - 1) * src.strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+Array::Array(HostArray host) : owner_(host.owner()), view_(host.view()) {
+  if (!owner_) owner_ = std::make_shared<char>(0);  // a default HostArray: keep the Array non-null
+}
+
+Array Array::empty(DType dtype, const Shape& shape, Device device) {
+  for (int k = 0; k < shape.ndim; ++k)
+    if (shape[k] < 0) fail(ErrorCode::Data, "negative extent {} in array shape", shape[k]);
+  if (device.kind == Device::CPU) return Array(HostArray(dtype, shape));
+  Array a;
+  std::size_t bytes = static_cast<std::size_t>(shape.size()) * dtype_size(dtype);
+  auto buf = std::make_shared<DeviceBuffer>(device.id, bytes);
+  a.view_.data = buf->data();
+  a.owner_ = std::move(buf);
+  a.view_.dtype = dtype;
+  a.view_.shape = shape;
+  a.view_.strides = ArrayView::contiguous_strides(shape, dtype);
+  a.view_.device = device;
+  return a;
+}
+
+Array Array::copy_of(const ArrayView& src, Device device) {
+  Array a = empty(src.dtype, src.shape, device);
+  a.copy_from(src);
+  return a;
+}
+
+Array Array::to_host() const { return copy_of(view_, Device::cpu()); }
+Array Array::to_device(int device) const { return copy_of(view_, Device::cuda(device)); }
+
+void Array::copy_from(const ArrayView& src) {
+  if (!owner_) fail(ErrorCode::Usage, "Array::copy_from into an empty Array (make it with Array::empty)");
+  if (src.dtype != view_.dtype || src.shape != view_.shape)
+    fail(ErrorCode::Usage, "Array::copy_from: the source is {} {}, this array {} {}", dtype_name(src.dtype),
+         to_string(src.shape), dtype_name(view_.dtype), to_string(view_.shape));
+  const std::size_t bytes = nbytes();
+  if (bytes == 0) return;
+  const bool to_host = view_.device.kind == Device::CPU;
+  if (src.device.kind == Device::CPU) {
+    if (to_host) {
+      pack_host(view_.data, src);
+      return;
+    }
+    if (src.is_c_contiguous()) {
+      memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), src.data, bytes);
+    } else {
+      HostArray packed(src.dtype, src.shape);
+      pack_host(packed.data(), src);
+      memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), packed.data(), bytes);
+    }
+    // cuMemcpyHtoD from pageable memory may return before the DMA lands;
+    // work on other (non-blocking) streams must see the data.
+    synchronize(view_.device.id, nullptr);
+    return;
+  }
+  // The source is on a device. A strided one is packed on the host: the bytes
+  // its view spans come down in one copy and are gathered there. A copy needs
+  // no JIT this way (copy_on_device, in launch.hpp, packs on the device with a
+  // kernel for callers that want the GPU to do it).
+  const int from = src.device.id;
+  if (!src.is_c_contiguous()) {
+    std::int64_t lo = 0, hi = static_cast<std::int64_t>(dtype_size(src.dtype));
+    for (int d = 0; d < src.shape.ndim; ++d) {
+      std::int64_t reach = (src.shape[d] - 1) * src.strides[d];
+      (reach < 0 ? lo : hi) += reach;
+    }
+    std::vector<unsigned char> span(static_cast<std::size_t>(hi - lo));
+    memcpy_dtoh(from, span.data(), reinterpret_cast<CUdeviceptr>(src.data) + lo, span.size());
+    ArrayView host = src;
+    host.data = span.data() - lo;
+    host.device = Device::cpu();
+    HostArray packed(src.dtype, src.shape);
+    pack_host(packed.data(), host);
+    copy_from(packed.view());
+    return;
+  }
+  const auto src_ptr = reinterpret_cast<CUdeviceptr>(src.data);
+  if (to_host) {
+    memcpy_dtoh(from, view_.data, src_ptr, bytes);
+  } else if (view_.device.id == from) {
+    memcpy_dtod(from, reinterpret_cast<CUdeviceptr>(view_.data), src_ptr, bytes);
+  } else {
+    // Between devices through the host: no peer access is assumed.
+    HostArray staging(src.dtype, src.shape);
+    memcpy_dtoh(from, staging.data(), src_ptr, bytes);
+    memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), staging.data(), bytes);
+    synchronize(view_.device.id, nullptr);
+  }
+}
+
+}  // namespace cujit

@@ -1,0 +1,638 @@
+#include "cache/kernel_cache.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <future>
+#include <mutex>
+#include <set>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
+#include "fail.hpp"
+
+namespace cujit::cache {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Ptr = std::shared_ptr<const Entry>;
+
+std::uint64_t ns_since(Clock::time_point t0) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+}
+
+std::string errno_text(int e) { return std::generic_category().message(e); }
+
+void stderr_sink(const std::string& line) {
+  // One write per line keeps lines from several threads or processes whole.
+  std::string s = line + "\n";
+  ssize_t n = ::write(STDERR_FILENO, s.data(), s.size());
+  (void)n;
+}
+
+// ---- Files -----------------------------------------------------------------
+
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+  Fd& operator=(Fd&& o) noexcept {
+    std::swap(fd, o.fd);
+    return *this;
+  }
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  explicit operator bool() const { return fd >= 0; }
+};
+
+// mkdir -p; components created here get mode 0700 since kernels and sources
+// may be private. Returns 0 or an errno.
+int make_dirs(const std::string& path) {
+  for (std::size_t at = 1; at <= path.size(); ++at) {
+    if (at != path.size() && path[at] != '/') continue;
+    std::string part = path.substr(0, at);
+    if (::mkdir(part.c_str(), 0700) == 0) continue;
+    int e = errno;
+    struct stat st;
+    if (e == EEXIST) {
+      if (::stat(part.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;
+      return ENOTDIR;
+    }
+    // mkdir reports EACCES/EROFS for existing directories we may not write
+    // into; that is fine as long as a deeper component exists or can be made.
+    if ((e == EACCES || e == EROFS || e == EPERM) && ::stat(part.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      continue;
+    return e;
+  }
+  return 0;
+}
+
+enum class ReadStatus { Ok, Missing, Bad };
+
+// Reads a whole regular file. Missing (ENOENT, or a path through a
+// non-directory) is told apart from every other failure, which is a problem
+// worth a warning.
+ReadStatus read_file(const std::string& path, std::string& out, std::string& problem, bool touch) {
+  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!f) {
+    int e = errno;
+    if (e == ENOENT || e == ENOTDIR) return ReadStatus::Missing;
+    problem = "unreadable (" + errno_text(e) + ")";
+    return ReadStatus::Bad;
+  }
+  struct stat st;
+  if (::fstat(f.fd, &st) != 0) {
+    problem = "unreadable (" + errno_text(errno) + ")";
+    return ReadStatus::Bad;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    problem = "unreadable (not a regular file)";
+    return ReadStatus::Bad;
+  }
+  out.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(f.fd, &out[got], out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      problem = "unreadable (" + errno_text(errno) + ")";
+      return ReadStatus::Bad;
+    }
+    if (n == 0) break;  // shrank under us: decoding reports it as truncated
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  // mtime is the "last used" time that prune goes by.
+  if (touch) (void)::futimens(f.fd, nullptr);
+  return ReadStatus::Ok;
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Temp file in the entry's directory, written, synced, then renamed over the
+// entry: a reader sees the old file or the complete new one, never a part.
+// Returns 0 or an errno.
+int write_atomic(const std::string& path, std::string_view bytes) {
+  std::string tmp = path + ".tmp.XXXXXX";
+  Fd f(::mkostemp(tmp.data(), O_CLOEXEC));
+  if (!f) return errno;
+  int e = 0;
+  if (!write_all(f.fd, bytes) || ::fsync(f.fd) != 0) e = errno;
+  int fd = f.fd;
+  f.fd = -1;
+  if (::close(fd) != 0 && e == 0) e = errno;  // NFS reports write errors late
+  if (e == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    e = errno;
+    // An empty directory where the entry belongs (put there by hand) is
+    // replaced like any other bad entry.
+    if ((e == EISDIR || e == ENOTEMPTY || e == EEXIST) && ::rmdir(path.c_str()) == 0)
+      e = ::rename(tmp.c_str(), path.c_str()) == 0 ? 0 : errno;
+  }
+  if (e != 0) {
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  // Make the rename itself durable; losing it after a crash is only a miss.
+  std::string dir = path.substr(0, path.rfind('/'));
+  Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (d) (void)::fsync(d.fd);
+  return 0;
+}
+
+// ---- Locks -------------------------------------------------------------------
+// flock: released by the kernel when its holder dies, and held per open file,
+// so two threads or two caches of one process exclude each other too.
+
+enum class LockStatus { Locked, TimedOut, CannotCreate, Unsupported };
+
+LockStatus lock_file(const std::string& path, Clock::duration timeout, Fd& out, int& err) {
+  const auto deadline = Clock::now() + timeout;
+  auto pause = std::chrono::microseconds(500);
+  for (;;) {
+    Fd f(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (!f) {
+      err = errno;
+      return LockStatus::CannotCreate;
+    }
+    for (;;) {
+      if (::flock(f.fd, LOCK_EX | LOCK_NB) == 0) break;
+      if (errno == EINTR) continue;
+      if (errno != EWOULDBLOCK) {
+        err = errno;
+        return LockStatus::Unsupported;
+      }
+      auto now = Clock::now();
+      if (now >= deadline) return LockStatus::TimedOut;
+      // No timed flock exists, so poll, backing off to keep idle waiters cheap.
+      std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
+      pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(20));
+    }
+    // prune/clear may have unlinked the file while we waited; a lock on an
+    // unlinked inode excludes nobody, so start again on the new file.
+    struct stat held, named;
+    if (::fstat(f.fd, &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+        held.st_dev == named.st_dev) {
+      out = std::move(f);
+      return LockStatus::Locked;
+    }
+    if (Clock::now() >= deadline) return LockStatus::TimedOut;
+  }
+}
+
+// Removes a lock file only while holding it, so nobody is inside its critical
+// section; lock_file's inode check copes with the rest.
+void remove_lock_file(const std::string& path) {
+  Fd f(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  if (f && ::flock(f.fd, LOCK_EX | LOCK_NB) == 0) ::unlink(path.c_str());
+}
+
+// ---- Directory scan ------------------------------------------------------------
+
+bool is_hex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+struct Scan {
+  struct File {
+    std::string path;
+    Key key;
+    std::uint64_t size = 0;
+    std::int64_t mtime = 0;
+  };
+  std::vector<File> entries;
+  std::vector<File> temps;  // key unused
+  std::vector<File> locks;
+  std::vector<std::string> shards;
+};
+
+std::vector<std::string> dir_names(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return names;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(std::move(n));
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Scan scan(const std::string& root) {
+  Scan s;
+  if (root.empty()) return s;
+  for (const std::string& shard : dir_names(root)) {
+    if (shard.size() != 2 || !is_hex(shard)) continue;
+    std::string sdir = root + "/" + shard;
+    struct stat st;
+    if (::lstat(sdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    s.shards.push_back(sdir);
+    for (const std::string& name : dir_names(sdir)) {
+      Scan::File f;
+      f.path = sdir + "/" + name;
+      if (::lstat(f.path.c_str(), &st) != 0) continue;
+      f.size = static_cast<std::uint64_t>(st.st_size);
+      f.mtime = static_cast<std::int64_t>(st.st_mtime);
+      std::string_view stem = std::string_view(name).substr(0, 32);
+      auto key = Key::from_hex(stem);
+      if (!key || stem.substr(0, 2) != shard) continue;  // not ours: left alone
+      f.key = *key;
+      std::string_view rest = std::string_view(name).substr(32);
+      if (rest.empty()) s.entries.push_back(f);
+      else if (rest == ".lock") s.locks.push_back(f);
+      else if (rest.substr(0, 5) == ".tmp.") s.temps.push_back(f);
+    }
+  }
+  return s;
+}
+
+std::string lock_path_of(const std::string& entry_path) { return entry_path + ".lock"; }
+
+}  // namespace
+
+// ---- Config --------------------------------------------------------------------
+
+Config Config::from_env(const Getenv& getenv, WarningSink warn) {
+  auto get = [&](const char* name) -> std::string {
+    const char* v = getenv ? getenv(name) : std::getenv(name);
+    return v ? v : "";
+  };
+  Config c;
+  c.warn = std::move(warn);
+  auto say = [&](const std::string& line) { c.warn ? c.warn(line) : stderr_sink(line); };
+  auto flag = [&](const char* name, bool dflt) {
+    std::string v = get(name);
+    if (v.empty()) return dflt;
+    if (v == "1" || v == "on" || v == "true" || v == "yes") return true;
+    if (v == "0" || v == "off" || v == "false" || v == "no") return false;
+    say(fmt::format("cujit: warning: ignoring {}={} (expected 0 or 1)", name, v));
+    return dflt;
+  };
+
+  c.enabled = flag("CUJIT_CACHE", true);
+  c.save_source = flag("CUJIT_CACHE_SAVE_SOURCE", false);
+  if (std::string v = get("CUJIT_CACHE_LOCK_TIMEOUT"); !v.empty()) {
+    char* end = nullptr;
+    double s = std::strtod(v.c_str(), &end);
+    if (end == v.c_str() || *end != '\0' || !(s >= 0) || s > 1e6)
+      say(fmt::format("cujit: warning: ignoring CUJIT_CACHE_LOCK_TIMEOUT={} (expected seconds)", v));
+    else
+      c.lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000 + 0.5));
+  }
+  auto trimmed = [](std::string d) {
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    return d;
+  };
+  if (std::string d = get("CUJIT_CACHE_DIR"); !d.empty()) {
+    c.dir = trimmed(d);
+  } else if (std::string x = get("XDG_CACHE_HOME"); !x.empty() && x[0] == '/') {
+    c.dir = trimmed(x) + "/cujit";  // relative values are invalid per the XDG spec
+  } else {
+    std::string home = get("HOME");
+    if (home.empty()) {
+      passwd pw;
+      passwd* found = nullptr;
+      std::vector<char> buf(16384);
+      if (::getpwuid_r(::getuid(), &pw, buf.data(), buf.size(), &found) == 0 && found && found->pw_dir)
+        home = found->pw_dir;
+    }
+    if (!home.empty()) c.dir = (home == "/" ? "" : trimmed(home)) + "/.cache/cujit";
+  }
+  return c;
+}
+
+// ---- KernelCache -------------------------------------------------------------------
+
+struct KernelCache::Impl {
+  Config cfg;
+  bool disk = false;  // enabled and a directory is known
+
+  mutable std::mutex mu;
+  // A shared_future per key: ready once compiled, pending while one thread
+  // compiles and the others wait on it.
+  std::unordered_map<Key, std::shared_future<Ptr>, KeyHash> memory;
+
+  std::atomic<bool> degraded{false};
+  struct {
+    std::atomic<std::uint64_t> memory_hits{0}, memory_waits{0}, disk_hits{0}, disk_bad{0}, compiles{0},
+        compile_failures{0}, disk_writes{0}, disk_write_failures{0}, lock_timeouts{0}, memory_ns{0},
+        disk_read_ns{0}, disk_write_ns{0}, lock_wait_ns{0}, compile_ns{0};
+  } n;
+
+  void warn(const std::string& line) const { cfg.warn ? cfg.warn(line) : stderr_sink(line); }
+
+  std::string entry_path(const Key& key) const {
+    std::string hex = key.hex();
+    return cfg.dir + "/" + hex.substr(0, 2) + "/" + hex;
+  }
+
+  bool writable() const { return disk && !degraded.load(); }
+
+  void degrade(int err) {
+    n.disk_write_failures++;
+    if (!degraded.exchange(true))
+      warn(fmt::format("cujit: warning: cannot write the kernel cache in {}: {}; caching in memory only", cfg.dir,
+                       errno_text(err)));
+  }
+
+  // The entry on disk, or null. A bad entry is warned about unless `warned`
+  // says that already happened for this request.
+  Ptr read_entry(const std::string& path, const Key& key, std::string_view target, bool& warned) {
+    auto t0 = Clock::now();
+    std::string bytes, problem;
+    ReadStatus rs = read_file(path, bytes, problem, /*touch=*/true);
+    Ptr result;
+    if (rs == ReadStatus::Ok) {
+      Decoded<Entry> d = decode_entry(bytes, key, target);
+      if (d.value) result = std::make_shared<const Entry>(std::move(*d.value));
+      else problem = std::move(d.problem);
+    }
+    n.disk_read_ns += ns_since(t0);
+    if (!result && rs != ReadStatus::Missing && !warned) {
+      warned = true;
+      n.disk_bad++;
+      warn(fmt::format("cujit: warning: ignoring kernel cache entry {}: {}; recompiling", path, problem));
+    }
+    return result;
+  }
+
+  Ptr compile_now(std::string_view target, const std::function<Entry()>& compile) {
+    auto t0 = Clock::now();
+    n.compiles++;
+    Entry e;
+    try {
+      e = compile();
+    } catch (...) {
+      n.compile_failures++;
+      n.compile_ns += ns_since(t0);
+      throw;
+    }
+    n.compile_ns += ns_since(t0);
+    if (e.target.empty()) e.target = std::string(target);
+    if (e.target != target)
+      fail(ErrorCode::Internal, "kernel cache: compile returned an entry for {}, expected {}", e.target, target);
+    return std::make_shared<const Entry>(std::move(e));
+  }
+
+  // Disk, then (under the key's lock) disk again, then compile and store.
+  Ptr fill(const Key& key, std::string_view target, const std::function<Entry()>& compile) {
+    if (!disk) return compile_now(target, compile);
+    const std::string path = entry_path(key);
+    bool warned = false;
+    if (Ptr p = read_entry(path, key, target, warned)) {
+      n.disk_hits++;
+      return p;
+    }
+    Fd lock;
+    if (writable()) {
+      auto t0 = Clock::now();
+      int err = 0;
+      LockStatus ls = LockStatus::CannotCreate;
+      // Twice: `jitcache clear` may remove the shard directory in between.
+      for (int attempt = 0; attempt < 2 && ls == LockStatus::CannotCreate; ++attempt) {
+        err = make_dirs(path.substr(0, path.rfind('/')));
+        if (err == 0) ls = lock_file(lock_path_of(path), cfg.lock_timeout, lock, err);
+        if (err != ENOENT) break;
+      }
+      n.lock_wait_ns += ns_since(t0);
+      if (ls == LockStatus::CannotCreate) {
+        degrade(err);
+      } else if (ls == LockStatus::TimedOut) {
+        n.lock_timeouts++;
+        warn(fmt::format("cujit: warning: waited {} s for the kernel cache lock {}; compiling without it",
+                         static_cast<double>(cfg.lock_timeout.count()) / 1000, lock_path_of(path)));
+      }
+      // Unsupported (e.g. ENOLCK on some network file systems): the lock only
+      // saves duplicate compiles, and writes stay atomic without it.
+      if (ls != LockStatus::CannotCreate) {
+        // Whoever held the lock has probably just stored the kernel.
+        if (Ptr p = read_entry(path, key, target, warned)) {
+          n.disk_hits++;
+          return p;
+        }
+      }
+    }
+    Ptr p = compile_now(target, compile);
+    if (writable()) {
+      auto t0 = Clock::now();
+      std::string bytes = encode_entry(key, *p, cfg.save_source);
+      int err = write_atomic(path, bytes);
+      // ENOENT: `jitcache clear` removed the directory or our temp file.
+      if (err == ENOENT && make_dirs(path.substr(0, path.rfind('/'))) == 0) err = write_atomic(path, bytes);
+      n.disk_write_ns += ns_since(t0);
+      if (err != 0) degrade(err);
+      else n.disk_writes++;
+    }
+    return p;  // `lock` is released after the entry is in place
+  }
+};
+
+KernelCache::KernelCache(Config cfg) : impl_(std::make_unique<Impl>()) {
+  impl_->cfg = std::move(cfg);
+  impl_->disk = impl_->cfg.enabled && !impl_->cfg.dir.empty();
+}
+
+KernelCache::~KernelCache() = default;
+
+std::shared_ptr<const Entry> KernelCache::get_or_compile(const Key& key, std::string_view target,
+                                                         const std::function<Entry()>& compile) {
+  Impl& m = *impl_;
+  auto t0 = Clock::now();
+  std::promise<Ptr> promise;
+  std::shared_future<Ptr> result;
+  bool leader = false;
+  {
+    std::lock_guard<std::mutex> g(m.mu);
+    auto it = m.memory.find(key);
+    if (it != m.memory.end()) {
+      result = it->second;
+    } else {
+      result = promise.get_future().share();
+      m.memory.emplace(key, result);
+      leader = true;
+    }
+  }
+  if (!leader) {
+    if (result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) m.n.memory_waits++;
+    Ptr p = result.get();  // rethrows the leader's exception
+    m.n.memory_hits++;
+    m.n.memory_ns += ns_since(t0);
+    return p;
+  }
+  try {
+    Ptr p = m.fill(key, target, compile);
+    promise.set_value(p);
+    return p;
+  } catch (...) {
+    {
+      // Forget the failure so that a later call tries again.
+      std::lock_guard<std::mutex> g(m.mu);
+      m.memory.erase(key);
+    }
+    promise.set_exception(std::current_exception());
+    throw;
+  }
+}
+
+std::shared_ptr<const Entry> KernelCache::find_in_memory(const Key& key) const {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  auto it = impl_->memory.find(key);
+  if (it == impl_->memory.end() || it->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    return nullptr;
+  return it->second.get();  // ready futures in the map always hold a value
+}
+
+void KernelCache::put_in_memory(const Key& key, std::shared_ptr<const Entry> entry) {
+  if (!entry) return;
+  std::promise<Ptr> p;
+  p.set_value(std::move(entry));
+  std::lock_guard<std::mutex> g(impl_->mu);
+  impl_->memory.emplace(key, p.get_future().share());
+}
+
+Counters KernelCache::counters() const {
+  const auto& n = impl_->n;
+  Counters c;
+  c.memory_hits = n.memory_hits;
+  c.memory_waits = n.memory_waits;
+  c.disk_hits = n.disk_hits;
+  c.disk_bad = n.disk_bad;
+  c.compiles = n.compiles;
+  c.compile_failures = n.compile_failures;
+  c.disk_writes = n.disk_writes;
+  c.disk_write_failures = n.disk_write_failures;
+  c.lock_timeouts = n.lock_timeouts;
+  c.memory_ns = n.memory_ns;
+  c.disk_read_ns = n.disk_read_ns;
+  c.disk_write_ns = n.disk_write_ns;
+  c.lock_wait_ns = n.lock_wait_ns;
+  c.compile_ns = n.compile_ns;
+  return c;
+}
+
+const Config& KernelCache::config() const { return impl_->cfg; }
+bool KernelCache::disk_writable() const { return impl_->writable(); }
+std::string KernelCache::entry_path(const Key& key) const { return impl_->entry_path(key); }
+std::string KernelCache::lock_path(const Key& key) const { return lock_path_of(impl_->entry_path(key)); }
+
+// ---- Maintenance -----------------------------------------------------------------
+
+std::vector<EntryInfo> KernelCache::list() const {
+  std::vector<EntryInfo> out;
+  for (const Scan::File& f : scan(impl_->cfg.dir).entries) {
+    EntryInfo info{f.key, f.path, f.size, f.mtime, {}, {}};
+    Fd fd(::open(f.path.c_str(), O_RDONLY | O_CLOEXEC));
+    std::string head(kHeaderSize + 64, '\0');  // room for the target
+    ssize_t got = fd ? ::pread(fd.fd, head.data(), head.size(), 0) : -1;
+    if (got < 0) {
+      info.problem = "unreadable (" + errno_text(errno) + ")";
+    } else {
+      head.resize(static_cast<std::size_t>(got));
+      Decoded<Header> h = decode_header(head, &info.target);
+      if (!h.value) info.problem = h.problem;
+      else if (h.value->file_size() != f.size)
+        info.problem = f.size < h.value->file_size()
+                           ? fmt::format("truncated ({} of {} bytes)", f.size, h.value->file_size())
+                           : fmt::format("{} bytes, expected {}", f.size, h.value->file_size());
+      else if (h.value->key != f.key)
+        info.problem = fmt::format("holds key {}", h.value->key.hex());
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::vector<EntryInfo> KernelCache::verify(bool remove_bad) const {
+  std::vector<EntryInfo> out;
+  for (const Scan::File& f : scan(impl_->cfg.dir).entries) {
+    EntryInfo info{f.key, f.path, f.size, f.mtime, {}, {}};
+    std::string bytes;
+    // Not touched: verifying is no use of the kernel.
+    ReadStatus rs = read_file(f.path, bytes, info.problem, /*touch=*/false);
+    if (rs == ReadStatus::Missing) continue;  // removed meanwhile
+    if (rs == ReadStatus::Ok) {
+      Decoded<Entry> d = decode_entry(bytes, f.key, {});
+      if (d.value) info.target = d.value->target;
+      else info.problem = d.problem;
+    }
+    if (!info.problem.empty() && remove_bad) ::unlink(f.path.c_str());
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+PruneResult KernelCache::prune(const PruneOptions& opts) const {
+  Scan s = scan(impl_->cfg.dir);
+  PruneResult r;
+  const std::int64_t now = static_cast<std::int64_t>(::time(nullptr));
+  // A temp file this old belongs to a writer that crashed.
+  for (const Scan::File& t : s.temps)
+    if (now - t.mtime > 3600) ::unlink(t.path.c_str());
+  // Least recently used first.
+  std::sort(s.entries.begin(), s.entries.end(), [](const Scan::File& a, const Scan::File& b) {
+    return a.mtime != b.mtime ? a.mtime < b.mtime : a.path < b.path;
+  });
+  // Lock files of kernels never stored (their compile failed); one in use
+  // cannot be taken and stays.
+  std::set<std::string> stored;
+  for (const Scan::File& f : s.entries) stored.insert(f.path);
+  for (const Scan::File& l : s.locks)
+    if (!stored.count(l.path.substr(0, l.path.size() - 5))) remove_lock_file(l.path);
+  std::uint64_t total = 0;
+  for (const Scan::File& f : s.entries) total += f.size;
+  for (const Scan::File& f : s.entries) {
+    bool old = opts.older_than && now - f.mtime > opts.older_than->count();
+    bool over = opts.max_bytes && total > *opts.max_bytes;
+    if ((old || over) && ::unlink(f.path.c_str()) == 0) {
+      remove_lock_file(lock_path_of(f.path));
+      total -= f.size;
+      r.removed++;
+      r.removed_bytes += f.size;
+    } else {
+      r.kept++;
+      r.kept_bytes += f.size;
+    }
+  }
+  return r;
+}
+
+std::uint64_t KernelCache::clear() const {
+  Scan s = scan(impl_->cfg.dir);
+  std::uint64_t removed = 0;
+  for (const Scan::File& f : s.entries)
+    if (::unlink(f.path.c_str()) == 0) removed++;
+  for (const Scan::File& t : s.temps) ::unlink(t.path.c_str());
+  for (const Scan::File& l : s.locks) remove_lock_file(l.path);
+  for (const std::string& d : s.shards) ::rmdir(d.c_str());  // only if now empty
+  return removed;
+}
+
+KernelCache& global_cache() {
+  static KernelCache* cache = new KernelCache();
+  return *cache;
+}
+
+}  // namespace cujit::cache

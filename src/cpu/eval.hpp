@@ -1,0 +1,42 @@
+// The CPU evaluator: runs a checked program over host arrays with NumPy's
+// semantics. It is the reference for every GPU test and the engine behind
+// `jitrun --device cpu`.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lang/check.hpp"
+#include "cujit/array.hpp"
+
+namespace cujit {
+
+struct Input {
+  std::string name;
+  ArrayView view;     // host memory
+  bool weak = false;  // a 0-d int64/float64/complex128 that behaves as a literal (NEP 50)
+  bool raw = false;   // indexed explicitly as name[j]; not broadcast
+};
+
+// A declared output: check's OutputDecl (one type for the idea).
+using OutputSpec = OutputDecl;
+
+struct Output {
+  std::string name;
+  HostArray array;
+};
+
+// Parses, checks and runs `source`. The outputs are the declared ones plus the
+// targets the program never reads back (see docs/language.md).
+// Outputs come back in order of their first assignment.
+std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
+                                 const std::vector<OutputSpec>& outputs = {});
+
+// Runs an already checked program (the inputs in the order of its parameters).
+// `shape`, when given, is the shape of the outputs; otherwise the broadcast
+// shape of the array inputs (0-d when there is none).
+std::vector<Output> evaluate_program(const Program& program, const std::vector<Input>& inputs,
+                                     const Shape* shape = nullptr);
+
+}  // namespace cujit

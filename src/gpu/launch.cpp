@@ -1,0 +1,632 @@
+#include "gpu/launch.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "lang/check.hpp"
+#include "gpu/compile.hpp"
+#include "gpu/driver.hpp"
+#include "cache/entry.hpp"
+#include "fail.hpp"
+#include "cache/kernel_cache.hpp"
+#include "cache/key.hpp"
+#include "gpu/scratch.hpp"
+
+namespace cujit {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double ms_since(clock_type::time_point t0) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+// ---- the call fingerprint ----
+//
+// Everything plan_launch's answer depends on, as 64-bit words: per operand
+// its dtype, rank, device and the low 4 bits of its address (vectorization
+// needs up to 16-byte alignment), then its extents and byte strides. Two calls
+// with equal fingerprints get the same layout, kernel, grid and layout
+// argument; only the pointers and scalar values differ.
+std::size_t fingerprint_words(const ArrayView* in, std::size_t nin, const ArrayView* out, std::size_t nout) {
+  std::size_t w = 1;
+  for (std::size_t k = 0; k < nin; ++k) w += 1 + 2 * static_cast<std::size_t>(std::max(0, std::min(in[k].shape.ndim, kMaxDims)));
+  for (std::size_t k = 0; k < nout; ++k) w += 1 + 2 * static_cast<std::size_t>(std::max(0, std::min(out[k].shape.ndim, kMaxDims)));
+  return w;
+}
+
+inline std::uint64_t operand_tag(const ArrayView& v) {
+  const bool host = v.device.kind == Device::CPU;
+  std::uint64_t align = host ? 0 : reinterpret_cast<std::uintptr_t>(v.data) & 15u;
+  return static_cast<std::uint64_t>(v.dtype) | static_cast<std::uint64_t>(static_cast<std::uint8_t>(v.shape.ndim)) << 8 |
+         align << 16 | static_cast<std::uint64_t>(host ? 0 : 1) << 24 |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(host ? 0 : v.device.id)) << 32;
+}
+
+inline std::uint64_t* put_operand(std::uint64_t* w, const ArrayView& v) {
+  *w++ = operand_tag(v);
+  const int nd = std::max(0, std::min(v.shape.ndim, kMaxDims));
+  for (int d = 0; d < nd; ++d) *w++ = static_cast<std::uint64_t>(v.shape[d]);
+  for (int d = 0; d < nd; ++d) *w++ = static_cast<std::uint64_t>(v.strides[d]);
+  return w;
+}
+
+inline std::uint64_t hash_words(const std::uint64_t* w, std::size_t n) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  for (std::size_t k = 0; k < n; ++k) {
+    h ^= w[k] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+  }
+  return h ^ (h >> 33);
+}
+
+std::string device_text(const Device& d) {
+  return d.kind == Device::CPU ? "host memory" : fmt::format("CUDA device {}", d.id);
+}
+
+// Byte range [lo, hi) an operand's elements occupy.
+struct Extent {
+  std::uintptr_t lo = 0, hi = 0;
+};
+Extent extent_of(const ArrayView& v) {
+  std::intptr_t lo = 0, hi = 0;
+  for (int d = 0; d < v.shape.ndim; ++d) {
+    std::intptr_t span = static_cast<std::intptr_t>((v.shape[d] - 1) * v.strides[d]);
+    if (span < 0) lo += span;
+    else hi += span;
+  }
+  auto base = reinterpret_cast<std::intptr_t>(v.data);
+  return {static_cast<std::uintptr_t>(base + lo), static_cast<std::uintptr_t>(base + hi + static_cast<std::intptr_t>(v.itemsize()))};
+}
+
+// Whether input `in` reads exactly the element output `out` writes, at every
+// position of the call: same address, same itemsize, same strides over the
+// output's shape (so no broadcasting either).
+bool same_elements(const ArrayView& in, const ArrayView& out) {
+  if (in.data != out.data || in.itemsize() != out.itemsize()) return false;
+  const int shift = out.shape.ndim - in.shape.ndim;
+  if (shift < 0) return false;
+  for (int d = 0; d < out.shape.ndim; ++d) {
+    if (out.shape[d] == 1) continue;
+    int di = d - shift;
+    if (di < 0 || in.shape[di] != out.shape[d] || in.strides[di] != out.strides[d]) return false;
+  }
+  return true;
+}
+
+// Outputs may not overlap each other, a raw input, or any other input except
+// element for element (y = f(y) in place): anything else would read values the
+// kernel has already overwritten, in an order no one defines.
+void check_overlap(const Program& p, const ArrayView* in, const ArrayView* out) {
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) {
+    if (out[o].size() == 0) continue;
+    Extent eo = extent_of(out[o]);
+    for (std::size_t q = 0; q < o; ++q) {
+      if (out[q].size() == 0) continue;
+      Extent e = extent_of(out[q]);
+      if (e.lo < eo.hi && eo.lo < e.hi)
+        fail(ErrorCode::Usage, "outputs '{}' and '{}' overlap in memory; give each its own array", p.outputs[q].name,
+             p.outputs[o].name);
+    }
+    for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+      const ArrayView& v = in[k];
+      if (p.inputs[k].weak || v.device.kind == Device::CPU || v.size() == 0) continue;
+      Extent e = extent_of(v);
+      if (!(e.lo < eo.hi && eo.lo < e.hi)) continue;
+      if (p.inputs[k].raw)
+        fail(ErrorCode::Usage, "output '{}' overlaps raw input '{}', which other elements may still read; write to a new array",
+             p.outputs[o].name, p.inputs[k].name);
+      if (!same_elements(v, out[o]))
+        fail(ErrorCode::Usage,
+             "output '{}' overlaps input '{}' other than element for element (only exactly in place, the same view, "
+             "is allowed); write to a new array",
+             p.outputs[o].name, p.inputs[k].name);
+    }
+  }
+}
+
+// 32-bit layout argument -> 64-bit (the force_index64 test hook).
+std::vector<unsigned char> widen_layout_arg(const KernelLayout& l, const std::vector<unsigned char>& narrow) {
+  std::size_t nstrided = 0;
+  for (Access a : l.outputs) nstrided += a == Access::Strided;
+  for (Access a : l.inputs) nstrided += a == Access::Strided;
+  const auto nd = static_cast<std::size_t>(l.ndim);
+  std::vector<std::int64_t> shape(nd);
+  std::vector<std::vector<std::int64_t>> strides(nstrided, std::vector<std::int64_t>(nd));
+  // 32-bit: extents, then (newer ABI) each extent's magic and shift, then strides.
+  std::size_t pos = 0;
+  const std::size_t words = narrow.size() / 4;
+  std::size_t skip = 0;
+  if (words == nd * (3 + nstrided)) skip = 2 * nd;
+  else if (words != nd * (1 + nstrided))
+    fail(ErrorCode::Internal, "force_index64: a {}-byte layout argument does not fit layout {}", narrow.size(), l.key_string());
+  auto get = [&](bool is_signed) -> std::int64_t {
+    std::uint32_t u;
+    std::memcpy(&u, narrow.data() + pos, 4);
+    pos += 4;
+    return is_signed ? static_cast<std::int64_t>(static_cast<std::int32_t>(u)) : static_cast<std::int64_t>(u);
+  };
+  for (auto& e : shape) e = get(false);
+  pos += 4 * skip;
+  for (auto& row : strides)
+    for (auto& s : row) s = get(true);
+  return pack_layout_arg(l, shape, strides);
+}
+
+// The kernel of one program+layout for one arch, and where it is loaded.
+struct LayoutKernel {
+  KernelLayout layout;
+  std::vector<ArgSlot> sig;
+  int arch = 0;
+  std::mutex mu;  // guards everything below: the first compile and each device's load
+  std::shared_ptr<const cache::Entry> entry;
+  std::string module_key;
+  struct OnDevice {
+    CUfunction fn = nullptr;
+    int block = 0;
+    unsigned max_grid = 0;
+  };
+  std::map<int, OnDevice> devices;
+};
+
+// A planned call shape: everything launch needs besides pointers and values.
+struct Prepared {
+  std::vector<std::uint64_t> fingerprint;
+  std::int64_t n = 0;
+  const LayoutKernel* kernel = nullptr;  // null when n == 0
+  CUfunction fn = nullptr;
+  unsigned grid = 0, block = 0;
+  std::vector<unsigned char> layout_arg;
+  std::string layout;
+};
+
+// Beyond this many call shapes per program new ones are planned on every call
+// rather than kept, so a caller cycling through endless shapes cannot grow
+// memory without bound. Entries are never removed: the hot path hands out
+// plain pointers to them.
+constexpr std::size_t kMaxPrepared = 4096;
+
+}  // namespace
+
+const char* kernel_source_name(LaunchStats::Kernel k) {
+  switch (k) {
+    case LaunchStats::Kernel::Prepared: return "prepared";
+    case LaunchStats::Kernel::Memory: return "memory cache";
+    case LaunchStats::Kernel::Disk: return "disk cache";
+    case LaunchStats::Kernel::Compiled: return "compiled";
+  }
+  return "?";
+}
+
+Shape broadcast_shape(const Program& p, const ArrayView* inputs) {
+  Shape s;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    if (q.weak || q.raw) continue;
+    const Shape& t = inputs[k].shape;
+    s = broadcast_input(s, t, q.name);
+  }
+  return s;
+}
+
+struct GpuProgram::Impl {
+  std::shared_ptr<const Program> program;
+  GpuOptions opt;
+  cache::Key base_key;  // the program, its parameters and the renderer: hashed once
+
+  mutable std::shared_mutex prepared_mu;
+  mutable std::unordered_map<std::uint64_t, std::vector<std::unique_ptr<Prepared>>> prepared;
+  mutable std::size_t prepared_count = 0;
+
+  mutable std::mutex layouts_mu;
+  mutable std::map<std::string, std::unique_ptr<LayoutKernel>> layouts;  // by layout key + "@" + arch
+
+  // Error slots (4 int64 each), reused across calls; one per call in flight.
+  mutable std::mutex err_mu;
+  mutable std::vector<DeviceBuffer> err_free;
+  const bool needs_err;
+
+  Impl(std::shared_ptr<const Program> p, GpuOptions o)
+      : program(std::move(p)), opt(std::move(o)), needs_err(!opt.render && needs_error_slot(*program)) {
+    cache::KeyBuilder b;
+    b.add("cujit.launch.1").add(program->ast.source).add(opt.kernel_name).add(opt.render_id);
+    b.add(static_cast<std::uint64_t>(opt.render ? 1 : 0));
+    for (const Param& q : program->inputs)
+      b.add(q.name).add(static_cast<std::uint64_t>(q.dtype) | (q.weak ? 0x100u : 0u) | (q.raw ? 0x200u : 0u));
+    for (const Var& v : program->outputs) b.add(v.name).add(static_cast<std::uint64_t>(v.dtype));
+    base_key = b.finish();
+  }
+
+  const Prepared* find(std::uint64_t h, const std::uint64_t* fp, std::size_t nfp) const {
+    std::shared_lock<std::shared_mutex> lock(prepared_mu);
+    auto it = prepared.find(h);
+    if (it == prepared.end()) return nullptr;
+    for (const auto& p : it->second)
+      if (p->fingerprint.size() == nfp && std::equal(fp, fp + nfp, p->fingerprint.begin())) return p.get();
+    return nullptr;
+  }
+
+  int arch_for(int device) const {
+    return cap_arch(opt.arch > 0 ? opt.arch : device_info(device).arch());
+  }
+
+  std::string render(const KernelLayout& l) const {
+    return opt.render ? opt.render(*program, l, opt.kernel_name) : generate_source(*program, l, opt.kernel_name);
+  }
+
+  CompileOptions compile_options(int arch) const {
+    CompileOptions co;
+    co.arch = arch;
+    co.fast_math = opt.fast_math;
+    co.extra = opt.nvrtc_options;
+    return co;
+  }
+
+  // The compiled kernel for a layout: memory cache by the program+layout key
+  // first (no source rendered), then the disk cache or NVRTC by the source's key.
+  LayoutKernel& kernel_for(const KernelLayout& l, int arch, LaunchStats* stats) const {
+    std::string name = l.key_string() + "@" + std::to_string(arch);
+    LayoutKernel* lk;
+    {
+      std::lock_guard<std::mutex> lock(layouts_mu);
+      auto& slot = layouts[name];
+      if (!slot) {
+        slot = std::make_unique<LayoutKernel>();
+        slot->layout = l;
+        slot->arch = arch;
+      }
+      lk = slot.get();
+    }
+    std::lock_guard<std::mutex> lock(lk->mu);
+    if (lk->entry) {
+      if (stats) stats->kernel = LaunchStats::Kernel::Memory;
+      return *lk;
+    }
+    lk->sig = kernel_signature(*program, l);
+    const CompileOptions co = compile_options(arch);
+    const std::string options = options_string(co);
+    const std::string target = fmt::format("sm_{}", arch);
+    cache::KeyBuilder kb;
+    kb.add(base_key.hi).add(base_key.lo).add(l.key_string()).add(target).add(options);
+    kb.add(static_cast<std::uint64_t>(nvrtc_version()));
+    const cache::Key pkey = kb.finish();
+    cache::KernelCache& kc = cache::global_cache();
+    std::shared_ptr<const cache::Entry> entry = kc.find_in_memory(pkey);
+    if (entry) {
+      if (stats) stats->kernel = LaunchStats::Kernel::Memory;
+    } else {
+      auto t0 = clock_type::now();
+      std::string source = render(l);
+      if (stats) stats->codegen_ms = ms_since(t0);
+      bool compiled = false;
+      t0 = clock_type::now();
+      try {
+        entry = compile_through_cache(source, opt.kernel_name, co, &compiled);
+      } catch (const Error& e) {
+        // In raw CUDA mode the source is the user's: a compile error is theirs.
+        if (opt.render && e.code() == ErrorCode::Internal)
+          fail(ErrorCode::Program, "the CUDA code of kernel '{}' does not compile:\n{}", opt.kernel_name, e.what());
+        throw;
+      }
+      if (stats) {
+        stats->compile_ms = ms_since(t0);
+        stats->kernel = compiled ? LaunchStats::Kernel::Compiled : LaunchStats::Kernel::Disk;
+      }
+      kc.put_in_memory(pkey, entry);
+    }
+    lk->entry = std::move(entry);
+    lk->module_key = pkey.hex();
+    return *lk;
+  }
+
+  // The kernel's function on `device`, its block size and grid cap: loaded and
+  // measured once per device.
+  LayoutKernel::OnDevice on_device(LayoutKernel& lk, int device, LaunchStats* stats) const {
+    std::lock_guard<std::mutex> lock(lk.mu);
+    auto it = lk.devices.find(device);
+    if (it != lk.devices.end()) return it->second;
+    auto t0 = clock_type::now();
+    const DeviceInfo& info = device_info(device);
+    CompiledKernel image;
+    image.target = lk.entry->target;
+    image.arch = lk.arch;
+    image.cubin = lk.entry->cubin;
+    image.ptx = lk.entry->ptx;
+    LayoutKernel::OnDevice od;
+    od.fn = get_function(device, lk.module_key, select_image(image, info.arch()), opt.kernel_name.c_str());
+    // Blocks of 256 threads (fewer only where the kernel's registers forbid),
+    // and enough of them for one vector step per thread: measured on an H200,
+    // `out = sin(x)*5` over 2^28 floats reaches 1.00 of a device copy so,
+    // against 0.93 with occupancy's 1024-thread blocks capped at four waves
+    // and a grid-stride loop (bench/results). The loop still covers grids
+    // beyond the device's limit.
+    od.block = std::min(256, max_potential_block_size(device, od.fn));
+    od.max_grid = static_cast<unsigned>(std::max(1, info.max_grid_x));
+    if (stats) stats->load_ms = ms_since(t0);
+    lk.devices.emplace(device, od);
+    return od;
+  }
+
+  // The slow path: validates the call, plans it and prepares the kernel.
+  const Prepared* prepare(int device, const ArrayView* in, const ArrayView* out, const std::uint64_t* fp,
+                          std::size_t nfp, std::uint64_t h, LaunchStats* stats) const {
+    const Program& p = *program;
+    auto t0 = clock_type::now();
+    const DeviceInfo& info = device_info(device);  // validates the ordinal
+    (void)info;
+    std::vector<OperandView> iv(p.inputs.size()), ov(p.outputs.size());
+    for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+      const Param& q = p.inputs[k];
+      const ArrayView& v = in[k];
+      if (v.shape.ndim < 0 || v.shape.ndim > kMaxDims) fail(ErrorCode::Usage, "input '{}' has an invalid rank {}", q.name, v.shape.ndim);
+      OperandView& o = iv[k];
+      o.dtype = v.dtype;
+      o.shape = v.shape;
+      o.strides = v.strides;
+      if (q.weak) {
+        if (v.device.kind != Device::CPU || v.shape.ndim != 0 || v.dtype != q.dtype)
+          fail(ErrorCode::Usage, "weak scalar '{}' must be passed as a host 0-d {} value, got {} {} in {}", q.name,
+               dtype_name(q.dtype), dtype_name(v.dtype), to_string(v.shape), device_text(v.device));
+        o.host_value = true;
+        continue;
+      }
+      if (v.dtype != q.dtype)
+        fail(ErrorCode::Data, "input '{}' is {}, but the program was checked for {}", q.name, dtype_name(v.dtype),
+             dtype_name(q.dtype));
+      if (v.device.kind == Device::CPU) {
+        if (q.raw || v.shape.ndim != 0)
+          fail(ErrorCode::Data,
+               "input '{}' is in host memory, but the kernel runs on CUDA device {}: copy it there first "
+               "(Array::to_device); only 0-d host values (typed scalars) are passed from the host",
+               q.name, device);
+        if (!v.data) fail(ErrorCode::Usage, "input '{}' is a 0-d host value with a null pointer", q.name);
+        o.host_value = true;
+        continue;
+      }
+      if (v.device.id != device)
+        fail(ErrorCode::Data, "input '{}' is on CUDA device {}, but the kernel runs on CUDA device {}", q.name, v.device.id,
+             device);
+      o.address = reinterpret_cast<std::uintptr_t>(v.data);
+    }
+    for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+      const ArrayView& v = out[k];
+      if (v.shape.ndim < 0 || v.shape.ndim > kMaxDims)
+        fail(ErrorCode::Usage, "output '{}' has an invalid rank {}", p.outputs[k].name, v.shape.ndim);
+      if (v.device.kind != Device::CUDA || v.device.id != device)
+        fail(ErrorCode::Data, "output '{}' is in {}, but the kernel runs on CUDA device {}", p.outputs[k].name,
+             device_text(v.device), device);
+      ov[k] = OperandView{reinterpret_cast<std::uintptr_t>(v.data), v.dtype, v.shape, v.strides, false};
+    }
+    LaunchPlan plan = plan_launch(p, iv, ov, opt.max_vector);
+    if (opt.force_index64 && !plan.layout.index64) {
+      plan.layout.index64 = true;
+      if (plan.layout.kind == KernelLayout::Kind::Strided) plan.layout_arg = widen_layout_arg(plan.layout, plan.layout_arg);
+    }
+    if (stats) {
+      stats->plan_ms = ms_since(t0);
+      stats->layout = plan.layout.key_string();
+    }
+
+    auto pr = std::make_unique<Prepared>();
+    pr->fingerprint.assign(fp, fp + nfp);
+    pr->n = plan.n;
+    pr->layout = plan.layout.key_string();
+    pr->layout_arg = std::move(plan.layout_arg);
+    if (plan.n > 0) {
+      LayoutKernel& lk = kernel_for(plan.layout, arch_for(device), stats);
+      LayoutKernel::OnDevice od = on_device(lk, device, stats);
+      pr->kernel = &lk;
+      pr->fn = od.fn;
+      pr->block = static_cast<unsigned>(od.block);
+      const std::int64_t vec = plan.layout.kind == KernelLayout::Kind::Contiguous ? plan.layout.vec : 1;
+      const std::int64_t threads = (plan.n + vec - 1) / vec;
+      const std::int64_t blocks = (threads + od.block - 1) / od.block;
+      pr->grid = static_cast<unsigned>(std::min<std::int64_t>(blocks, od.max_grid));
+    }
+
+    std::unique_lock<std::shared_mutex> lock(prepared_mu);
+    auto& bucket = prepared[h];
+    for (const auto& q : bucket)  // another thread planned the same shape meanwhile
+      if (q->fingerprint == pr->fingerprint) return q.get();
+    if (prepared_count >= kMaxPrepared) {
+      // Full: this call's plan lives in a thread-local slot until the next overflow.
+      thread_local std::unique_ptr<Prepared> overflow;
+      overflow = std::move(pr);
+      return overflow.get();
+    }
+    ++prepared_count;
+    bucket.push_back(std::move(pr));
+    return bucket.back().get();
+  }
+
+  DeviceBuffer take_err(int device) const {
+    {
+      std::lock_guard<std::mutex> lock(err_mu);
+      for (auto it = err_free.begin(); it != err_free.end(); ++it)
+        if (it->device() == device) {
+          DeviceBuffer b = std::move(*it);
+          err_free.erase(it);
+          return b;
+        }
+    }
+    return DeviceBuffer(device, 4 * sizeof(std::int64_t));
+  }
+  void give_err(DeviceBuffer b) const {
+    std::lock_guard<std::mutex> lock(err_mu);
+    err_free.push_back(std::move(b));
+  }
+};
+
+GpuProgram::GpuProgram(std::shared_ptr<const Program> program, GpuOptions options)
+    : impl_(std::make_unique<Impl>(std::move(program), std::move(options))) {}
+
+GpuProgram::~GpuProgram() = default;
+
+const Program& GpuProgram::program() const { return *impl_->program; }
+const GpuOptions& GpuProgram::options() const { return impl_->opt; }
+std::string GpuProgram::source(const KernelLayout& layout) const { return impl_->render(layout); }
+
+void GpuProgram::launch(int device, const std::vector<ArrayView>& inputs, const std::vector<ArrayView>& outputs,
+                        CUstream stream, LaunchStats* stats) const {
+  const Program& p = *impl_->program;
+  if (inputs.size() != p.inputs.size() || outputs.size() != p.outputs.size())
+    fail(ErrorCode::Usage, "the program has {} inputs and {} outputs, but {} and {} were given", p.inputs.size(),
+         p.outputs.size(), inputs.size(), outputs.size());
+  launch(device, inputs.data(), outputs.data(), stream, stats);
+}
+
+void GpuProgram::launch(int device, const ArrayView* in, const ArrayView* out, CUstream stream, LaunchStats* stats) const {
+  const Impl& m = *impl_;
+  const Program& p = *m.program;
+  const std::size_t nin = p.inputs.size(), nout = p.outputs.size();
+
+  Scratch<std::uint64_t, 96> fp(fingerprint_words(in, nin, out, nout));
+  {
+    std::uint64_t* w = fp.data();
+    *w++ = static_cast<std::uint64_t>(static_cast<std::uint32_t>(device));
+    for (std::size_t k = 0; k < nin; ++k) w = put_operand(w, in[k]);
+    for (std::size_t k = 0; k < nout; ++k) w = put_operand(w, out[k]);
+  }
+  const std::uint64_t h = hash_words(fp.data(), fp.size());
+  const Prepared* pr = m.find(h, fp.data(), fp.size());
+  if (pr) {
+    if (stats) {
+      *stats = LaunchStats{};
+      stats->layout = pr->layout;
+    }
+  } else {
+    if (stats) *stats = LaunchStats{};
+    pr = m.prepare(device, in, out, fp.data(), fp.size(), h, stats);
+  }
+  check_overlap(p, in, out);
+  if (stats) {
+    stats->grid = pr->grid;
+    stats->block = pr->block;
+    stats->n = pr->n;
+  }
+  if (pr->n == 0) return;
+
+  // Kernel parameters: pointers to each argument's bytes. Pointer arguments
+  // point at the views' own data members, values at the caller's host scalars,
+  // so nothing is copied before cuLaunchKernel copies them all.
+  const std::vector<ArgSlot>& sig = pr->kernel->sig;
+  Scratch<void*, 48> params(sig.size());
+  Scratch<std::int64_t, 16> sizes(sig.size());
+  std::int64_t count = pr->n;
+  CUdeviceptr err_ptr = 0;
+  DeviceBuffer err;
+  if (m.needs_err) {
+    err = m.take_err(device);
+    err_ptr = err.ptr();
+  }
+  for (std::size_t s = 0; s < sig.size(); ++s) {
+    const ArgSlot& a = sig[s];
+    switch (a.kind) {
+      case ArgSlot::Kind::Output: params[s] = const_cast<void**>(&out[a.operand].data); break;
+      case ArgSlot::Kind::Input:
+      case ArgSlot::Kind::RawData: params[s] = const_cast<void**>(&in[a.operand].data); break;
+      case ArgSlot::Kind::InputValue:
+        params[s] = in[a.operand].data;
+        if (!params[s]) fail(ErrorCode::Usage, "input '{}': a host value with a null pointer", p.inputs[a.operand].name);
+        break;
+      case ArgSlot::Kind::Size:
+        sizes[s] = in[a.operand].size();
+        params[s] = &sizes[s];
+        break;
+      case ArgSlot::Kind::Count: params[s] = &count; break;
+      case ArgSlot::Kind::Layout: params[s] = const_cast<unsigned char*>(pr->layout_arg.data()); break;
+      case ArgSlot::Kind::Error: params[s] = &err_ptr; break;
+    }
+  }
+
+  auto t0 = stats ? clock_type::now() : clock_type::time_point();
+  if (!m.needs_err) {
+    cujit::launch(device, pr->fn, pr->grid, pr->block, params.data(), stream);
+    if (stats) stats->launch_ms = ms_since(t0);
+    return;
+  }
+  // The error slot is zeroed on the same stream, so the launch sees it zero;
+  // reading it back waits for the kernel.
+  std::int64_t e[4] = {0, 0, 0, 0};
+  try {
+    memset_d8(device, err_ptr, 0, sizeof e, stream);
+    cujit::launch(device, pr->fn, pr->grid, pr->block, params.data(), stream);
+    memcpy_dtoh(device, e, err_ptr, sizeof e, stream);
+    synchronize(device, stream);
+  } catch (...) {
+    m.give_err(std::move(err));
+    throw;
+  }
+  m.give_err(std::move(err));
+  if (stats) stats->launch_ms = ms_since(t0);
+  if (e[0] != 0) fail(ErrorCode::Data, kernel_error_message(p, e));
+}
+
+// ---------------------------------------------------------------- copies
+
+namespace {
+const GpuProgram& copy_program(DType t) {
+  static std::mutex mu;
+  static std::unique_ptr<GpuProgram> programs[kNumDTypes];
+  std::lock_guard<std::mutex> lock(mu);
+  auto& g = programs[static_cast<int>(t)];
+  if (!g) {
+    auto p = std::make_shared<Program>(
+        compile_program("out = x", {Param{"x", t, false, false}}, {OutputDecl{"out", t}}, Outputs::Exact));
+    GpuOptions o;
+    o.kernel_name = "cujit_copy";
+    g = std::make_unique<GpuProgram>(std::move(p), o);
+  }
+  return *g;
+}
+}  // namespace
+
+void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream) {
+  if (dst.dtype != src.dtype || dst.shape != src.shape)
+    fail(ErrorCode::Usage, "copy_on_device: {} {} into {} {}", dtype_name(src.dtype), to_string(src.shape),
+         dtype_name(dst.dtype), to_string(dst.shape));
+  if (src.device.kind != Device::CUDA || dst.device != src.device)
+    fail(ErrorCode::Usage, "copy_on_device: both arrays must be on one CUDA device ({} and {})", device_text(src.device),
+         device_text(dst.device));
+  copy_program(src.dtype).launch(src.device.id, &src, &dst, stream);
+  if (!stream) synchronize(src.device.id, nullptr);
+}
+
+cache::Key kernel_cache_key(const std::string& source, const CompileOptions& co) {
+  return cache::make_key(source, options_string(co), fmt::format("sm_{}", cap_arch(co.arch)), nvrtc_version());
+}
+
+std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string& which, int ndim) {
+  std::vector<KernelLayout> layouts;
+  if (which == "contiguous" || which == "all") {
+    layouts.push_back(contiguous_layout(p, preferred_vec(p)));
+    layouts.push_back(contiguous_layout(p, 1));
+  }
+  if (which == "strided" || which == "all") layouts.push_back(strided_layout(p, ndim));
+  if (layouts.empty()) fail(ErrorCode::Usage, "--layout must be contiguous, strided or all, got '{}'", which);
+  return layouts;
+}
+
+std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
+                                                          const CompileOptions& co, bool* compiled) {
+  const std::string target = fmt::format("sm_{}", cap_arch(co.arch));
+  return cache::global_cache().get_or_compile(kernel_cache_key(source, co), target, [&] {
+    if (compiled) *compiled = true;
+    CompiledKernel k = compile_cuda(source, kernel_name, co);
+    cache::Entry e;
+    e.target = k.target;
+    e.cubin = std::move(k.cubin);
+    e.ptx = std::move(k.ptx);
+    e.source = source;
+    return e;
+  });
+}
+
+}  // namespace cujit

@@ -1,0 +1,122 @@
+// launch: runs a checked Program on a CUDA device.
+//
+//   GpuProgram g(program, options);
+//   g.launch(device, inputs, outputs, stream);   // thread-safe, any number of times
+//
+// The first call with a new "call shape" (the dtypes, shapes, strides, devices
+// and pointer alignments of the operands) plans it: plan_launch chooses the
+// KernelLayout, the program+layout key is looked up in the memory cache
+// before any source is rendered, and on a miss the source is generated,
+// compiled (or read from the disk cache) and the module loaded on the device.
+// What that produces (the function, grid, block, packed layout argument) is
+// kept in the GpuProgram under a fingerprint of the call shape. Every later
+// call with that shape takes the hot path: build the fingerprint on the stack,
+// one shared-lock lookup, marshal the argument pointers, cuLaunchKernel. No
+// source text is hashed, no string is built and nothing is allocated there.
+#pragma once
+#include <cuda.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/codegen.hpp"
+#include "gpu/compile.hpp"
+#include "cache/entry.hpp"
+#include "cujit/array.hpp"
+
+namespace cujit {
+
+struct Program;
+
+struct GpuOptions {
+  int arch = 0;            // compile for sm_<arch> (capped to what NVRTC supports); 0: each device's own
+  bool fast_math = false;  // --use_fast_math: looser accuracy than the contract's
+  std::vector<std::string> nvrtc_options;  // passed to NVRTC after cujit's own
+  // Most elements a thread moves per vector step; plan_launch also keeps a
+  // step within 16 bytes of the widest operand, so 16 means "16-byte vectors".
+  int max_vector = kDefaultMaxVector;
+  bool force_index64 = false;  // test hook: 64-bit index arithmetic where 32 bits would do
+  std::string kernel_name = "cujit_kernel";  // a C identifier, not starting with cj_
+  // Raw CUDA mode: renders the kernel for a layout instead of generate_source.
+  // It must follow kernel_signature(program, layout). Its compile errors are
+  // the user's (ErrorCode::Program). `render_id` names everything the
+  // renderer adds to the program (the operation, the preamble) for the cache key.
+  std::function<std::string(const Program&, const KernelLayout&, const std::string& kernel_name)> render;
+  std::string render_id;
+};
+
+// What one launch did, for `jitrun -v` and tests. Times in milliseconds.
+struct LaunchStats {
+  // Prepared: the call shape was seen before (the hot path); Memory: the
+  // program+layout was in the memory cache; Disk: its source was rendered and
+  // the kernel read from the disk cache; Compiled: NVRTC compiled it.
+  enum class Kernel { Prepared, Memory, Disk, Compiled } kernel = Kernel::Prepared;
+  double plan_ms = 0, codegen_ms = 0, compile_ms = 0, load_ms = 0, launch_ms = 0;
+  std::string layout;  // KernelLayout::key_string() (empty on the hot path)
+  unsigned grid = 0, block = 0;
+  std::int64_t n = 0;
+};
+const char* kernel_source_name(LaunchStats::Kernel k);  // "prepared", "memory cache", ...
+
+class GpuProgram {
+ public:
+  explicit GpuProgram(std::shared_ptr<const Program> program, GpuOptions options = {});
+  ~GpuProgram();
+  GpuProgram(const GpuProgram&) = delete;
+  GpuProgram& operator=(const GpuProgram&) = delete;
+
+  // Runs the program on CUDA device `device`, queued on `stream` (nullptr: the
+  // legacy default stream). One view per Program::inputs and per
+  // Program::outputs, in program order:
+  //  - a weak input: a host 0-d view of its dtype (int64, float64, complex128);
+  //  - any other input: a view on `device`, or a host 0-d view (a typed
+  //    scalar, passed by value);
+  //  - an output: a view on `device` of the broadcast shape and the program's dtype.
+  // Every error (devices, dtypes, shapes, outputs overlapping inputs other than
+  // element for element) is thrown before anything is queued. Programs that
+  // can fail at run time (raw indexing, weak integers that must fit) wait for
+  // the kernel and throw ErrorCode::Data with the CPU evaluator's message.
+  // Returns without a launch when there are no elements.
+  void launch(int device, const ArrayView* inputs, const ArrayView* outputs, CUstream stream = nullptr,
+              LaunchStats* stats = nullptr) const;
+  void launch(int device, const std::vector<ArrayView>& inputs, const std::vector<ArrayView>& outputs,
+              CUstream stream = nullptr, LaunchStats* stats = nullptr) const;
+
+  const Program& program() const;
+  const GpuOptions& options() const;
+  // The kernel source the program gets for a layout (what launch compiles).
+  std::string source(const KernelLayout& layout) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The outputs' shape of a call: the NumPy broadcast of the non-raw, non-weak
+// array inputs (0-d when there are none). fail(Data) when they do not broadcast.
+Shape broadcast_shape(const Program& p, const ArrayView* inputs);
+
+// Copies `src` (any strides) into `dst` (same dtype and shape), both on one
+// CUDA device, with a copy kernel. With no stream it returns when done.
+void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream = nullptr);
+
+
+// The disk cache's key of a kernel: its source, the options that decide the
+// code, the target and NVRTC's version. The one place it is built.
+cache::Key kernel_cache_key(const std::string& source, const CompileOptions& co);
+
+// The layouts `jitcache compile --layout WHICH` precompiles ("contiguous",
+// "strided" or "all"): the contiguous one a launch with aligned operands picks
+// (preferred_vec), the unvectorized one, an `ndim`-d strided one.
+std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string& which, int ndim);
+
+// Compiles kernel source through the kernel cache (memory, then disk, then
+// NVRTC, once across threads and processes), keyed by the source, options,
+// target and NVRTC version: what a launch does for a new layout, and what
+// `jitcache compile` does without a GPU. `compiled` tells whether NVRTC ran.
+std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
+                                                          const CompileOptions& co, bool* compiled = nullptr);
+
+}  // namespace cujit

@@ -1,0 +1,340 @@
+#include "gpu/layout.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "lang/check.hpp"
+#include "fail.hpp"
+
+namespace cujit {
+
+namespace {
+
+char access_letter(Access a) {
+  switch (a) {
+    case Access::Contig: return 'c';
+    case Access::Strided: return 's';
+    case Access::Uniform: return 'u';
+    case Access::Value: return 'v';
+    case Access::Raw: return 'r';
+  }
+  return '?';
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Layouts.
+
+std::string KernelLayout::key_string() const {
+  std::string s = kind == Kind::Contiguous ? "c" : "s";
+  s += index64 ? ".i64" : ".i32";
+  if (kind == Kind::Contiguous) s += ".v" + std::to_string(vec);
+  else s += ".d" + std::to_string(ndim);
+  s += "|o:";
+  for (std::size_t k = 0; k < outputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(outputs[k]));
+  s += "|i:";
+  for (std::size_t k = 0; k < inputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(inputs[k]));
+  return s;
+}
+
+bool KernelLayout::operator==(const KernelLayout& o) const {
+  return kind == o.kind && index64 == o.index64 && vec == o.vec && ndim == o.ndim && outputs == o.outputs &&
+         inputs == o.inputs;
+}
+
+namespace {
+KernelLayout base_layout(const Program& p, Access arrays) {
+  KernelLayout l;
+  l.outputs.assign(p.outputs.size(), arrays);
+  for (const Param& q : p.inputs) l.inputs.push_back(q.raw ? Access::Raw : q.weak ? Access::Value : arrays);
+  return l;
+}
+}  // namespace
+
+KernelLayout contiguous_layout(const Program& p, int vec, bool index64) {
+  KernelLayout l = base_layout(p, Access::Contig);
+  l.vec = vec;
+  l.index64 = index64;
+  return l;
+}
+
+KernelLayout strided_layout(const Program& p, int ndim, bool index64) {
+  KernelLayout l = base_layout(p, Access::Strided);
+  l.kind = KernelLayout::Kind::Strided;
+  l.ndim = ndim;
+  l.index64 = index64;
+  return l;
+}
+
+int max_vec(const Program& p) {
+  std::size_t widest = 1;
+  for (const Var& v : p.outputs) widest = std::max(widest, dtype_size(v.dtype));
+  for (const Param& q : p.inputs)
+    if (!q.weak && !q.raw) widest = std::max(widest, dtype_size(q.dtype));
+  return static_cast<int>(16 / widest);
+}
+
+int preferred_vec(const Program& p, int max_vector) {
+  int vec = std::min(max_vec(p), std::max(1, max_vector));
+  while (vec > 1 && (vec & (vec - 1))) --vec;  // a power of two
+  return vec;
+}
+
+void validate_layout(const Program& p, const KernelLayout& l) {
+  auto bad = [&](const std::string& why) { fail(ErrorCode::Internal, "kernel layout {} does not fit the program: {}", l.key_string(), why); };
+  if (l.outputs.size() != p.outputs.size()) bad("it describes " + std::to_string(l.outputs.size()) + " outputs, the program has " + std::to_string(p.outputs.size()));
+  if (l.inputs.size() != p.inputs.size()) bad("it describes " + std::to_string(l.inputs.size()) + " inputs, the program has " + std::to_string(p.inputs.size()));
+  bool strided = l.kind == KernelLayout::Kind::Strided, any_strided = false, any_contig = false;
+  for (std::size_t k = 0; k < l.outputs.size(); ++k) {
+    Access a = l.outputs[k];
+    if (a != Access::Contig && a != Access::Strided) bad("output '" + p.outputs[k].name + "' must be contiguous or strided");
+    any_strided = any_strided || a == Access::Strided;
+    any_contig = any_contig || a == Access::Contig;
+  }
+  for (std::size_t k = 0; k < l.inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    Access a = l.inputs[k];
+    if (q.raw != (a == Access::Raw)) bad("input '" + q.name + (q.raw ? "' is raw" : "' is not raw"));
+    if (q.weak && a != Access::Value) bad("weak scalar '" + q.name + "' must be passed by value");
+    any_strided = any_strided || a == Access::Strided;
+    any_contig = any_contig || a == Access::Contig;
+  }
+  if (strided) {
+    if (l.ndim < 1 || l.ndim > kMaxDims) bad("ndim must be 1.." + std::to_string(kMaxDims));
+    if (!any_strided) bad("a strided layout needs a strided operand");
+    if (l.vec != 1) bad("a strided layout does not vectorize");
+  } else {
+    if (any_strided) bad("a contiguous layout has no strided operands");
+    if (l.vec != 1 && l.vec != 2 && l.vec != 4 && l.vec != 8 && l.vec != 16) bad("vec must be 1, 2, 4, 8 or 16");
+  }
+  (void)any_contig;
+}
+
+std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vector<std::int64_t>& shape,
+                                           const std::vector<std::vector<std::int64_t>>& strides) {
+  if (l.kind != KernelLayout::Kind::Strided) fail(ErrorCode::Internal, "pack_layout_arg: layout {} is not strided", l.key_string());
+  std::size_t nstrided = 0;
+  for (Access a : l.outputs) nstrided += a == Access::Strided;
+  for (Access a : l.inputs) nstrided += a == Access::Strided;
+  std::size_t nd = static_cast<std::size_t>(l.ndim);
+  if (shape.size() != nd || strides.size() != nstrided)
+    fail(ErrorCode::Internal, "pack_layout_arg: layout {} wants {} extents and {} stride rows, got {} and {}", l.key_string(), nd,
+         nstrided, shape.size(), strides.size());
+  std::vector<unsigned char> out;
+  auto put = [&](std::int64_t v, bool is_shape) {
+    if (l.index64) {
+      unsigned char b[8];
+      std::memcpy(b, &v, 8);
+      out.insert(out.end(), b, b + 8);
+      return;
+    }
+    bool ok = is_shape ? (v >= 0 && v <= 0xffffffffLL) : (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max());
+    if (!ok) fail(ErrorCode::Internal, "pack_layout_arg: {} {} needs 64-bit indexing", is_shape ? "extent" : "stride", v);
+    std::uint32_t u = static_cast<std::uint32_t>(v);
+    unsigned char b[4];
+    std::memcpy(b, &u, 4);
+    out.insert(out.end(), b, b + 4);
+  };
+  for (std::int64_t e : shape) put(e, true);
+  if (!l.index64) {
+    // q = (umulhi(r, magic) + r) >> shift is r / extent for every r < 2^31 (Granlund and
+    // Montgomery; PyTorch's IntDivider): shift = ceil(log2(extent)),
+    // magic = floor(2^32 * (2^shift - extent) / extent) + 1.
+    std::vector<std::int64_t> magic, shift;
+    for (std::int64_t e : shape) {
+      std::int64_t sh = 0;
+      while (sh < 32 && (std::int64_t{1} << sh) < e) ++sh;
+      std::uint64_t m = e <= 0 ? 0 : (((std::uint64_t{1} << 32) * ((std::uint64_t{1} << sh) - static_cast<std::uint64_t>(e))) /
+                                      static_cast<std::uint64_t>(e)) + 1;
+      magic.push_back(static_cast<std::int64_t>(m));
+      shift.push_back(sh);
+    }
+    for (std::int64_t m : magic) put(m, true);
+    for (std::int64_t sh : shift) put(sh, true);
+  }
+  for (const auto& row : strides) {
+    if (row.size() != nd) fail(ErrorCode::Internal, "pack_layout_arg: a stride row has {} entries, the layout {}", row.size(), nd);
+    for (std::int64_t st : row) put(st, false);
+  }
+  return out;
+}
+
+Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& name) {
+  Shape r;
+  if (!broadcast(acc, next, r))
+    fail(ErrorCode::Data, "shapes do not broadcast: input '{}' has shape {} but the others give {}", name,
+         to_string(next), to_string(acc));
+  return r;
+}
+
+Shape output_shape(const Shape& broadcast, const Shape* given) {
+  if (!given) return broadcast;
+  if (!broadcasts_to(broadcast, *given))
+    fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*given),
+         to_string(broadcast));
+  return *given;
+}
+
+// ---------------------------------------------------------------------------
+// Planning one call.
+
+namespace {
+
+bool is_c_contiguous(const Shape& shape, const Shape& strides, std::size_t item) {
+  std::int64_t want = static_cast<std::int64_t>(item);
+  for (int d = shape.ndim - 1; d >= 0; --d) {
+    if (shape[d] != 1 && strides[d] != want) return false;
+    want *= shape[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
+                       int max_vector) {
+  if (inputs.size() != p.inputs.size() || outputs.size() != p.outputs.size())
+    fail(ErrorCode::Usage, "the program has {} inputs and {} outputs, but {} and {} were given", p.inputs.size(),
+         p.outputs.size(), inputs.size(), outputs.size());
+  LaunchPlan plan;
+  // NumPy broadcasting over the array inputs (the CPU evaluator's rule and message).
+  Shape bshape;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    if (q.weak || q.raw || inputs[k].host_value) continue;
+    const Shape& t = inputs[k].shape;
+    bshape = broadcast_input(bshape, t, q.name);
+  }
+  Shape shape = outputs.empty() ? bshape : outputs[0].shape;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    // As NumPy's `out=`: the inputs must broadcast to the outputs' shape (which
+    // may be larger than theirs, e.g. scalars filling an array).
+    if (outputs[k].shape != shape || !broadcasts_to(bshape, shape))
+      fail(ErrorCode::Data, "output '{}' has shape {}, but the inputs broadcast to {}", p.outputs[k].name,
+           to_string(outputs[k].shape), to_string(bshape));
+    if (outputs[k].dtype != p.outputs[k].dtype)
+      fail(ErrorCode::Data, "output '{}' is {}, but the program makes it {}", p.outputs[k].name,
+           dtype_name(outputs[k].dtype), dtype_name(p.outputs[k].dtype));
+  }
+  plan.shape = shape;
+  plan.n = shape.size();
+
+  // Byte strides of an operand in the outputs' shape (0 where it broadcasts).
+  auto aligned_strides = [&](const OperandView& v) {
+    Shape st;
+    st.ndim = shape.ndim;
+    for (int d = 0; d < shape.ndim; ++d) {
+      int dv = d - (shape.ndim - v.shape.ndim);
+      st[d] = dv >= 0 && v.shape[dv] != 1 ? v.strides[dv] : 0;
+    }
+    return st;
+  };
+  KernelLayout& l = plan.layout;
+  std::vector<Shape> strided;  // byte strides of each Strided operand, ABI order
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    std::size_t item = dtype_size(p.outputs[k].dtype);
+    if (is_c_contiguous(shape, outputs[k].strides, item)) {
+      l.outputs.push_back(Access::Contig);
+      continue;
+    }
+    Shape st = aligned_strides(outputs[k]);
+    for (int d = 0; d < shape.ndim; ++d)
+      if (shape[d] > 1 && st[d] == 0) fail(ErrorCode::Usage, "output '{}' overlaps itself (a zero stride)", p.outputs[k].name);
+    l.outputs.push_back(Access::Strided);
+    strided.push_back(st);
+  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    const OperandView& v = inputs[k];
+    if (q.weak) {
+      l.inputs.push_back(Access::Value);
+      continue;
+    }
+    if (v.dtype != q.dtype)
+      fail(ErrorCode::Data, "input '{}' is {}, but the program was checked for {}", q.name, dtype_name(v.dtype), dtype_name(q.dtype));
+    if (q.raw) {
+      if (!is_c_contiguous(v.shape, v.strides, dtype_size(q.dtype)))
+        fail(ErrorCode::Usage, "raw parameter '{}' must be C-contiguous; pass a contiguous copy", q.name);
+      l.inputs.push_back(Access::Raw);
+      continue;
+    }
+    if (v.host_value) {
+      if (v.shape.size() != 1) fail(ErrorCode::Usage, "input '{}' is passed by value but has {} elements", q.name, v.shape.size());
+      l.inputs.push_back(Access::Value);
+      continue;
+    }
+    Shape st = aligned_strides(v);
+    bool all_zero = true;
+    for (int d = 0; d < st.ndim; ++d) all_zero = all_zero && (shape[d] == 1 || st[d] == 0);
+    if (v.shape.size() == 1 || all_zero) {
+      l.inputs.push_back(Access::Uniform);
+    } else if (v.shape.size() == plan.n && is_c_contiguous(shape, st, dtype_size(q.dtype))) {
+      l.inputs.push_back(Access::Contig);
+    } else {
+      l.inputs.push_back(Access::Strided);
+      strided.push_back(st);
+    }
+  }
+
+  if (!strided.empty()) {
+    // Merge dimensions that every strided operand walks as one, drop extent-1 ones.
+    struct Dim { std::int64_t extent; std::vector<std::int64_t> st; };
+    std::vector<Dim> dims;
+    for (int d = 0; d < shape.ndim; ++d) {
+      if (shape[d] == 1) continue;
+      Dim cur{shape[d], {}};
+      for (const Shape& s : strided) cur.st.push_back(s[d]);
+      bool merge = !dims.empty();
+      for (std::size_t o = 0; merge && o < strided.size(); ++o) merge = dims.back().st[o] == cur.st[o] * cur.extent;
+      if (merge) {
+        dims.back().extent *= cur.extent;
+        dims.back().st = cur.st;
+      } else {
+        dims.push_back(cur);
+      }
+    }
+    if (dims.empty()) dims.push_back({1, std::vector<std::int64_t>(strided.size(), 0)});
+    l.kind = KernelLayout::Kind::Strided;
+    l.ndim = static_cast<int>(dims.size());
+    std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    bool wide = plan.n > limit;
+    for (std::size_t o = 0; o < strided.size(); ++o) {
+      std::int64_t reach = 0;
+      for (const Dim& d : dims) reach += (d.extent - 1) * (d.st[o] < 0 ? -d.st[o] : d.st[o]);
+      wide = wide || reach > limit;
+    }
+    l.index64 = wide;
+    std::vector<std::int64_t> ext;
+    std::vector<std::vector<std::int64_t>> rows(strided.size());
+    for (const Dim& d : dims) {
+      ext.push_back(d.extent);
+      for (std::size_t o = 0; o < strided.size(); ++o) rows[o].push_back(d.st[o]);
+    }
+    plan.layout_arg = pack_layout_arg(l, ext, rows);
+  } else {
+    l.index64 = plan.n > std::numeric_limits<std::int32_t>::max();
+    int vec = preferred_vec(p, max_vector);
+    auto aligned = [&](std::uintptr_t a, DType t) {
+      std::size_t need = std::min<std::size_t>(16, static_cast<std::size_t>(vec) * dtype_size(t));
+      return a % need == 0;
+    };
+    while (vec > 1) {
+      bool ok = true;
+      for (std::size_t k = 0; k < outputs.size(); ++k) ok = ok && aligned(outputs[k].address, p.outputs[k].dtype);
+      for (std::size_t k = 0; k < inputs.size(); ++k)
+        if (l.inputs[k] == Access::Contig) ok = ok && aligned(inputs[k].address, p.inputs[k].dtype);
+      if (ok) break;
+      vec /= 2;
+    }
+    l.vec = vec;
+  }
+  validate_layout(p, l);
+  return plan;
+}
+
+}  // namespace cujit

@@ -1,0 +1,76 @@
+#include "lang/diagnostic.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "fail.hpp"
+
+namespace cujit {
+
+std::string render_diagnostic(std::string_view src, Span span, std::string_view message,
+                              std::string_view hint) {
+  std::size_t begin = std::min<std::size_t>(span.begin, src.size());
+  std::size_t end = std::max<std::size_t>(begin, std::min<std::size_t>(span.end, src.size()));
+  std::size_t line_start = src.rfind('\n', begin == 0 ? std::string_view::npos : begin - 1);
+  line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+  if (begin > 0 && begin == src.size() && src[begin - 1] == '\n') line_start = begin;
+  std::size_t line_end = src.find('\n', line_start);
+  if (line_end == std::string_view::npos) line_end = src.size();
+  std::string_view line = src.substr(line_start, line_end - line_start);
+  end = std::min(end, line_end);  // underline only the first line of a multi-line span
+
+  std::string out = "error: ";
+  out += message;
+  // A multi-line program names the line, since the excerpt alone does not say which one it is.
+  if (src.find('\n') != std::string_view::npos && src.find('\n') + 1 < src.size()) {
+    std::size_t lineno = 1 + static_cast<std::size_t>(std::count(src.begin(), src.begin() + line_start, '\n'));
+    out += " (line " + std::to_string(lineno) + ")";
+  }
+  out += "\n  ";
+  out += line;
+  out += "\n  ";
+  // Keep tabs so the caret lines up under the same column in any terminal.
+  for (std::size_t k = line_start; k < begin; ++k) out += src[k] == '\t' ? '\t' : ' ';
+  out += '^';
+  for (std::size_t k = begin + 1; k < end; ++k) out += '~';
+  if (!hint.empty()) {
+    out += "\nhint: ";
+    out += hint;
+  }
+  return out;
+}
+
+void program_error(std::string_view source, Span span, std::string_view message, std::string_view hint) {
+  fail(ErrorCode::Program, render_diagnostic(source, span, message, hint));
+}
+
+namespace {
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+std::string closest_name(std::string_view name, const std::string_view* candidates, std::size_t count) {
+  std::size_t best = std::string_view::npos;
+  std::string_view pick;
+  for (std::size_t k = 0; k < count; ++k) {
+    std::size_t d = edit_distance(name, candidates[k]);
+    if (d < best) best = d, pick = candidates[k];
+  }
+  // Suggest only near misses: one edit for short names, two for longer ones.
+  std::size_t limit = name.size() <= 3 ? 1 : 2;
+  return best <= limit ? std::string(pick) : std::string();
+}
+
+}  // namespace cujit

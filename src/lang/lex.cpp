@@ -1,0 +1,224 @@
+#include "lang/lex.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace cujit {
+
+namespace {
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Longest match first, so `**=` is not read as `**` `=`.
+constexpr std::string_view kOperators[] = {
+    "<<=", ">>=", "**", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+    "+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "!", "~", "=",
+    "(", ")", "[", "]", ",", "?", ":", ";",
+};
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view src) : src_(src) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    int depth = 0;
+    while (true) {
+      skip_space_and_comments(depth);
+      if (pos_ >= src_.size()) break;
+      char c = src_[pos_];
+      if (c == '\n') {
+        out.push_back(make(Tok::Newline, pos_, pos_ + 1));
+        ++pos_;
+        continue;
+      }
+      if (ident_start(c)) {
+        std::size_t b = pos_;
+        while (pos_ < src_.size() && ident_char(src_[pos_])) ++pos_;
+        out.push_back(make(Tok::Ident, b, pos_));
+        continue;
+      }
+      if (std::isdigit(static_cast<unsigned char>(c)) ||
+          (c == '.' && pos_ + 1 < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_ + 1])))) {
+        out.push_back(number());
+        continue;
+      }
+      Token t = punct();
+      if (t.kind == Tok::LParen || t.kind == Tok::LBracket) ++depth;
+      if ((t.kind == Tok::RParen || t.kind == Tok::RBracket) && depth > 0) --depth;
+      out.push_back(t);
+    }
+    out.push_back(make(Tok::End, src_.size(), src_.size()));
+    return out;
+  }
+
+ private:
+  Token make(Tok k, std::size_t b, std::size_t e) {
+    Token t;
+    t.kind = k;
+    t.text = src_.substr(b, e - b);
+    t.span = {static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e)};
+    return t;
+  }
+
+  void skip_space_and_comments(int depth) {
+    while (pos_ < src_.size()) {
+      char c = src_[pos_];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || (c == '\n' && depth > 0)) {
+        ++pos_;
+      } else if (src_.compare(pos_, 2, "//") == 0) {
+        while (pos_ < src_.size() && src_[pos_] != '\n') ++pos_;
+      } else if (src_.compare(pos_, 2, "/*") == 0) {
+        std::size_t close = src_.find("*/", pos_ + 2);
+        if (close == std::string_view::npos)
+          program_error(src_, {static_cast<std::uint32_t>(pos_), static_cast<std::uint32_t>(pos_ + 2)},
+                        "unterminated comment", "close it with '*/'");
+        pos_ = close + 2;
+      } else {
+        return;
+      }
+    }
+  }
+
+  // number = digits ["." digits] [("e"|"E") ["+"|"-"] digits] [suffix]
+  //        | "0x" hexdigits [suffix] | "0b" bindigits [suffix] | "0o" octdigits [suffix]
+  Token number() {
+    std::size_t b = pos_;
+    bool is_float = false;
+    int base = 10;
+    if (src_[pos_] == '0' && pos_ + 1 < src_.size() && std::strchr("xXbBoO", src_[pos_ + 1])) {
+      char k = static_cast<char>(std::tolower(static_cast<unsigned char>(src_[pos_ + 1])));
+      base = k == 'x' ? 16 : k == 'b' ? 2 : 8;
+      pos_ += 2;
+      while (pos_ < src_.size() && std::isxdigit(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+    } else {
+      while (pos_ < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+      if (pos_ < src_.size() && src_[pos_] == '.') {
+        is_float = true;
+        ++pos_;
+        while (pos_ < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+      }
+      if (pos_ < src_.size() && (src_[pos_] == 'e' || src_[pos_] == 'E')) {
+        std::size_t p = pos_ + 1;
+        if (p < src_.size() && (src_[p] == '+' || src_[p] == '-')) ++p;
+        if (p < src_.size() && std::isdigit(static_cast<unsigned char>(src_[p]))) {
+          is_float = true;
+          pos_ = p;
+          while (pos_ < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+        }
+      }
+    }
+    std::size_t digits_end = pos_;
+    while (pos_ < src_.size() && ident_char(src_[pos_])) ++pos_;
+    Token t = make(is_float ? Tok::Float : Tok::Int, b, pos_);
+    std::string digits(src_.substr(b, digits_end - b));
+    std::string suffix(src_.substr(digits_end, pos_ - digits_end));
+    for (auto& ch : suffix) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    Span suffix_span{static_cast<std::uint32_t>(digits_end), static_cast<std::uint32_t>(pos_)};
+
+    if (suffix == "j") {
+      t.suffix = Suffix::Imag;
+    } else if (suffix == "f" && is_float) {
+      t.suffix = Suffix::F32;
+    } else if (suffix == "f") {
+      program_error(src_, t.span, "invalid suffix 'f' on integer literal",
+                    "write '" + digits + ".0f' for a float32 literal");
+    } else if (!is_float && (suffix == "u")) {
+      t.suffix = Suffix::U32;
+    } else if (!is_float && (suffix == "l" || suffix == "ll")) {
+      t.suffix = Suffix::I64;
+    } else if (!is_float && (suffix == "ul" || suffix == "ull" || suffix == "lu" || suffix == "llu")) {
+      t.suffix = Suffix::U64;
+    } else if (base == 10 && (suffix[0] == 'e')) {
+      program_error(src_, t.span, "missing digits in the exponent of a float literal", "write e.g. '1e6'");
+    } else if (!suffix.empty()) {
+      program_error(src_, suffix_span, "invalid suffix '" + std::string(src_.substr(digits_end, pos_ - digits_end)) +
+                                           "' on numeric literal",
+                    is_float ? "the only float suffixes are 'f' (float32) and 'j' (imaginary)"
+                             : "integer suffixes are 'u', 'l', 'll', 'ul', 'ull' and 'j'");
+    }
+
+    if (is_float || t.suffix == Suffix::Imag) {
+      errno = 0;
+      t.float_value = std::strtod(digits.c_str(), nullptr);
+      if (base != 10) program_error(src_, t.span, "a hexadecimal, binary or octal literal cannot be imaginary");
+      return t;
+    }
+    if (base == 10 && digits.size() > 1 && digits[0] == '0')
+      program_error(src_, t.span, "leading zeros are not allowed in decimal literals",
+                    "write '0o" + digits.substr(1) + "' for an octal literal, or drop the zeros");
+    std::string body = base == 10 ? digits : digits.substr(2);
+    if (body.empty()) program_error(src_, t.span, "missing digits in numeric literal");
+    for (char ch : body) {
+      int v = std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0' : std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10;
+      if (v >= base)
+        program_error(src_, t.span, "invalid digit '" + std::string(1, ch) + "' in " +
+                                        (base == 16 ? "hexadecimal" : base == 8 ? "octal" : base == 2 ? "binary" : "decimal") +
+                                        " literal");
+    }
+    errno = 0;
+    t.int_value = std::strtoull(body.c_str(), nullptr, base);
+    if (errno == ERANGE)
+      program_error(src_, t.span, "integer literal is too large (the largest is 18446744073709551615)",
+                    "write it as a float literal, e.g. '" + digits + ".0'");
+    return t;
+  }
+
+  Token punct() {
+    for (std::string_view op : kOperators) {
+      if (src_.compare(pos_, op.size(), op) == 0) {
+        Token t = make(Tok::Op, pos_, pos_ + op.size());
+        pos_ += op.size();
+        if (op == "(") t.kind = Tok::LParen;
+        else if (op == ")") t.kind = Tok::RParen;
+        else if (op == "[") t.kind = Tok::LBracket;
+        else if (op == "]") t.kind = Tok::RBracket;
+        else if (op == ",") t.kind = Tok::Comma;
+        else if (op == "?") t.kind = Tok::Question;
+        else if (op == ":") t.kind = Tok::Colon;
+        else if (op == ";") t.kind = Tok::Semi;
+        else if (op == "=") t.kind = Tok::Assign;
+        else if (op.size() >= 2 && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=")
+          t.kind = Tok::CompoundAssign;
+        return t;
+      }
+    }
+    Span s{static_cast<std::uint32_t>(pos_), static_cast<std::uint32_t>(pos_ + 1)};
+    unsigned char c = static_cast<unsigned char>(src_[pos_]);
+    if (c >= 0x80) {
+      // Point at the whole UTF-8 sequence, not into the middle of it.
+      std::size_t e = pos_ + 1;
+      while (e < src_.size() && (static_cast<unsigned char>(src_[e]) & 0xC0) == 0x80) ++e;
+      s.end = static_cast<std::uint32_t>(e);
+      program_error(src_, s, "unexpected non-ASCII character", "programs are written in ASCII");
+    }
+    if (c == '"' || c == '\'') program_error(src_, s, "strings are not part of the language");
+    if (std::isprint(c)) program_error(src_, s, std::string("unexpected character '") + static_cast<char>(c) + "'");
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "0x%02x", c);
+    program_error(src_, s, std::string("unexpected control character ") + buf);
+  }
+
+  std::string_view src_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::vector<Token> tokenize(std::string_view source) { return Lexer(source).run(); }
+
+std::set<std::string> indexed_names(std::string_view program) {
+  std::set<std::string> out;
+  auto toks = tokenize(program);
+  for (std::size_t k = 0; k + 1 < toks.size(); ++k)
+    if (toks[k].kind == Tok::Ident && toks[k + 1].kind == Tok::LBracket) out.insert(std::string(toks[k].text));
+  return out;
+}
+
+}  // namespace cujit
