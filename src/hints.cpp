@@ -27,8 +27,10 @@ constexpr std::string_view kReduction =
 // NumPy's and Python's reductions: met as functions (`sum(x)`) or methods (`x.sum()`).
 constexpr std::string_view kReductions[] = {
     "sum", "prod", "mean", "any", "all", "amin", "amax", "nanmin", "nanmax", "nansum", "nanprod",
-    "nanmean", "argmin", "argmax", "cumsum", "cumprod", "std", "var", "median", "average",
-    "count_nonzero", "ptp"};
+    "nanmean", "argmin", "argmax", "std", "var", "median", "average", "count_nonzero", "ptp"};
+
+// Scans: each result depends on the elements before it.
+constexpr std::string_view kScans[] = {"cumsum", "cumprod", "nancumsum", "nancumprod", "diff"};
 
 // Products over many elements.
 constexpr std::string_view kProducts[] = {"dot", "vdot", "matmul", "inner", "outer", "cross", "einsum", "tensordot", "kron"};
@@ -123,6 +125,11 @@ std::vector<Entry> build_table() {
     t.push_back({C::Call, std::string(r), -1, "", std::string(kReduction)});
     t.push_back({C::Method, std::string(r), -1, "", std::string(kReduction)});
   }
+  for (std::string_view r : kScans) {
+    std::string hint = "'{name}' combines each element with the ones before it, and a program is elementwise (one result per element)";
+    t.push_back({C::Call, std::string(r), -1, "", hint});
+    t.push_back({C::Method, std::string(r), -1, "", hint});
+  }
   for (std::string_view p : kProducts)
     t.push_back({C::Call, std::string(p), -1, "",
                  "'{name}' combines many elements, and a program is elementwise; the elementwise product is '*'"});
@@ -145,7 +152,7 @@ std::string_view default_message(Context c) {
     case Context::Infix:
     case Context::Prefix: return "Python's '{name}' is not part of the language";
     case Context::Module: return "module prefix '{name}.' is not part of the language";
-    case Context::Method: return "'{obj}.{name}': the language has no attributes or methods";
+    case Context::Method: return "'.{name}': the language has no attributes or methods";
     case Context::Keyword: return "keyword argument '{name}=' is not part of the language";
     case Context::Char: return "unexpected character '{name}'";
     case Context::Assign: return "'{name}' is not an assignment operator";
@@ -193,6 +200,12 @@ std::optional<Hint> lookup(Context context, std::string_view key, int nargs, con
   if (!e) return std::nullopt;
   return Hint{format(e->message.empty() ? default_message(context) : std::string_view(e->message), fill),
               format(e->hint, fill)};
+}
+
+std::vector<Row> rows() {
+  std::vector<Row> v;
+  for (const Entry& e : table()) v.push_back({e.context, e.key, e.nargs});
+  return v;
 }
 
 std::optional<Hint> call_hint(std::string_view name, int nargs, const Fill& fill) {

@@ -52,6 +52,14 @@ std::optional<Hint> lookup(Context context, std::string_view key, int nargs, con
 // nullopt for the language's own functions.
 std::optional<Hint> call_hint(std::string_view name, int nargs, const Fill& fill);
 
+// Every row of the table (for the test that reaches each one from a program).
+struct Row {
+  Context context;
+  std::string key;
+  int nargs;
+};
+std::vector<Row> rows();
+
 // Whether `name` is a module prefix the table knows (np, numpy, math, ...).
 bool is_module(std::string_view name);
 
