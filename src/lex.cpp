@@ -38,7 +38,9 @@ class Lexer {
       if (pos_ >= src_.size()) break;
       char c = src_[pos_];
       line_start_ = false;
+      after_operand_ = true;  // reset below for everything but names, numbers and closing brackets
       if (c == '\n') {
+        after_operand_ = false;
         out.push_back(make(Tok::Newline, pos_, pos_ + 1));
         ++pos_;
         line_start_ = true;
@@ -59,6 +61,7 @@ class Lexer {
       if (t.kind == Tok::LParen || t.kind == Tok::LBracket) ++depth;
       if ((t.kind == Tok::RParen || t.kind == Tok::RBracket) && depth > 0) --depth;
       line_start_ = t.kind == Tok::Semi;
+      after_operand_ = t.kind == Tok::RParen || t.kind == Tok::RBracket;
       out.push_back(t);
     }
     out.push_back(make(Tok::End, src_.size(), src_.size()));
@@ -77,14 +80,17 @@ class Lexer {
   // `//` is a comment only where no operand can precede it: at the start of a
   // line (after spaces, tabs or `/* */` comments) or after `;` (the contract).
   // Elsewhere it stays a token, and the parser reports it: NumPy users read
-  // `x // 2` as floor division, and a silent comment would compute `x`.
+  // `x // 2` as floor division, and a silent comment would compute `x`. Inside
+  // brackets a line continues the expression, so a line starting with `//`
+  // right after an operand is Python's continuation line `(a` newline `// b)`, not
+  // a comment.
   void skip_space_and_comments(int depth) {
     while (pos_ < src_.size()) {
       char c = src_[pos_];
       if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || (c == '\n' && depth > 0)) {
         if (c == '\n') line_start_ = true;
         ++pos_;
-      } else if (line_start_ && src_.compare(pos_, 2, "//") == 0) {
+      } else if (line_start_ && !(depth > 0 && after_operand_) && src_.compare(pos_, 2, "//") == 0) {
         while (pos_ < src_.size() && src_[pos_] != '\n') ++pos_;
       } else if (src_.compare(pos_, 2, "/*") == 0) {
         std::size_t close = src_.find("*/", pos_ + 2);
@@ -236,6 +242,7 @@ class Lexer {
   std::string_view src_;
   std::size_t pos_ = 0;
   bool line_start_ = true;  // nothing but spaces and comments since the last newline or ';'
+  bool after_operand_ = false;  // the last token ends an operand (a name, a number, ')' or ']')
 };
 
 }  // namespace

@@ -143,6 +143,19 @@ TEST_CASE("'//' after an operand is never a silent comment (floor division as Nu
           }
         }
   CHECK(cases == 6 * 9 * 5 * 6);
+  // Inside brackets a line continues the expression: a line that starts with
+  // `//` after an operand is Python's continuation `(a` newline `// b)`.
+  const std::string continued[] = {"out = (x\n  // 2)", "out = (x\n// 2\n)", "out = where(b, x\n // y, y)",
+                                   "out = r[i\n// 2]", "out = (sin(x)\n\t// note\n)"};
+  for (const auto& program : continued) {
+    INFO("program: " << program);
+    try {
+      compile_program(program, params);
+      FAIL("no error raised");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).rfind("error: '//' after an operand is neither floor division nor a comment", 0) == 0);
+    }
+  }
 }
 
 TEST_CASE("every row of the hint table is reached from a program and gives a hint") {
