@@ -107,8 +107,12 @@ std::vector<Entry> build_table() {
       {C::Keyword, "dtype", -1, "", "convert the arguments with {value}(...) instead"},
       {C::Keyword, "axis", -1, "", "axis= belongs to reductions, and a program is elementwise (one result per element)"},
       {C::Keyword, "keepdims", -1, "", "keepdims= belongs to reductions, and a program is elementwise (one result per element)"},
-      {C::Keyword, "", -1, "keyword arguments are not part of the language",
-       "pass arguments by position (to compare, write '==')"},
+      {C::Keyword, "a_min", -1, "", "clip takes its bounds by position: clip(x, lo, hi)"},
+      {C::Keyword, "a_max", -1, "", "clip takes its bounds by position: clip(x, lo, hi)"},
+      {C::Keyword, "where", -1, "", "write where(mask, {callee}(...), other)"},
+      // Any other `name=` inside a call: a comparison typed with one '=' as often as a keyword.
+      {C::Keyword, "", -1, "assignment inside an expression",
+       "did you mean '=='? (keyword arguments are not part of the language: pass arguments by position)"},
       // Methods and attributes the language writes as functions.
       {C::Method, "real", -1, "", "write 'real({obj})'"},
       {C::Method, "imag", -1, "", "write 'imag({obj})'"},
@@ -200,6 +204,12 @@ std::optional<Hint> lookup(Context context, std::string_view key, int nargs, con
   if (!e) return std::nullopt;
   return Hint{format(e->message.empty() ? default_message(context) : std::string_view(e->message), fill),
               format(e->hint, fill)};
+}
+
+bool has_row(Context context, std::string_view key) {
+  for (const Entry& e : table())
+    if (e.context == context && e.key == key) return true;
+  return false;
 }
 
 std::vector<Row> rows() {

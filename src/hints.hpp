@@ -48,6 +48,9 @@ struct Hint {
 // entry depends on it; -1 when unknown), formatted with `fill`.
 std::optional<Hint> lookup(Context context, std::string_view key, int nargs, const Fill& fill);
 
+// Whether the table has a row of its own for `key` in `context`.
+bool has_row(Context context, std::string_view key);
+
 // lookup(Context::Call, ...) for a name that is no function of the language;
 // nullopt for the language's own functions.
 std::optional<Hint> call_hint(std::string_view name, int nargs, const Fill& fill);

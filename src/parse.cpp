@@ -427,7 +427,9 @@ class Parser {
                 ? 4
                 : 2;
     fill.value = peek(v).kind == Tok::Ident ? peek(v).text : std::string_view("out");
-    report({kw.span.begin, peek(1).span.end}, *hints::lookup(hints::Context::Keyword, kw.text, -1, fill));
+    // A keyword NumPy has: under `name=`; any other name: under the `=`, which may be a mistyped `==`.
+    Span at = hints::has_row(hints::Context::Keyword, kw.text) ? Span{kw.span.begin, peek(1).span.end} : peek(1).span;
+    report(at, *hints::lookup(hints::Context::Keyword, kw.text, -1, fill));
   }
 
   // `np.sin(x)`, `math.pi`, `x.real`, `x.sum()`: the language has neither
