@@ -79,6 +79,11 @@ std::vector<Entry> build_table() {
       {C::Call, "clamp", 3, "", "write clip({args})"},
       {C::Call, "rsqrt", 1, "", "write 1 / sqrt({args})"},
       {C::Call, "len", -1, "", "n is the number of elements; size(x) that of a raw parameter"},
+      {C::Module, "size", -1, "", "n is the number of elements; size(x) that of a raw parameter"},
+      {C::Call, "angle", 1, "", "write arctan2(imag({args}), real({args}))"},  // NumPy's angle, cmath's phase
+      {C::Call, "phase", 1, "", "write arctan2(imag({args}), real({args}))"},
+      {C::Call, "fix", -1, "", "write trunc({args}) (rounds toward zero)"},
+      {C::Call, "around", -1, "", "write round({args})"},
       // Python's spellings of constants.
       {C::Name, "True", -1, "", "write 'true'"},
       {C::Name, "False", -1, "", "write 'false'"},
@@ -233,10 +238,11 @@ Hint module_hint(std::string_view module, std::string_view attr, int nargs, cons
   Fill named = fill;
   named.name = module;
   std::string message = format(default_message(Context::Module), named);
-  if (is_language_name(attr)) return {message, fmt::format("write '{}'", attr)};
   Fill inner = fill;
   inner.name = attr;
+  // The module's own meaning first (np.min(x, 1) reduces over an axis; np.size counts elements).
   if (auto h = lookup(Context::Module, attr, nargs, inner)) return {message, h->hint};
+  if (is_language_name(attr)) return {message, fmt::format("write '{}'", attr)};
   if (auto h = lookup(fill.called ? Context::Call : Context::Name, attr, nargs, inner)) return {message, h->hint};
   return {message, fill.called ? unknown_function_hint(attr) : std::string()};
 }
