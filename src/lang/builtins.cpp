@@ -2,7 +2,7 @@
 #include <array>
 #include <vector>
 
-#include "lang/check.hpp"
+#include "lang/builtins.hpp"
 
 namespace cujit {
 

@@ -8,39 +8,9 @@
 #include <vector>
 
 #include "lang/ast.hpp"
+#include "lang/builtins.hpp"
 
 namespace cujit {
-
-// How check types a call's arguments beyond NumPy's loop search.
-enum class Special : std::uint8_t { None, TrueDivide, Real, Imag, Where, Clip, Cast, Size };
-
-// One row of ops.def.
-struct Builtin {
-  Op id;
-  std::string_view name;
-  std::string_view alias1, alias2;
-  int min_args, max_args;
-  // NumPy's loops, in NumPy's search order: "T" computes and returns T, "TR"
-  // computes in T and returns R. Codes: ? bool, b B h H i I q Q ints (lower
-  // case signed), e float16, E bfloat16, f float32, d float64, F complex64, D complex128.
-  std::string_view loops;
-  Special special = Special::None;
-  std::string_view flags;  // see ops.def
-  std::string_view impl;   // its function in templates/*.cuh (namespace cj); "" for forms
-  bool is_operator;        // spelled with punctuation, not called by name
-
-  bool has(char flag) const { return flags.find(flag) != std::string_view::npos; }
-  // The dtype the loop with operand dtype `op_type` returns (its "TR" code's R).
-  DType loop_result(DType op_type) const;
-};
-
-// The row of an operation; the rows, in Op order.
-const Builtin& builtin(Op op);
-std::size_t builtin_count();
-// Function and cast names: by name or alias; nullptr when unknown.
-const Builtin* find_builtin(std::string_view name);
-// Every name a user may call (for "did you mean" hints).
-std::vector<std::string_view> builtin_names();
 
 struct Param {
   std::string name;
@@ -82,7 +52,5 @@ Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<Outpu
 Program compile_program(std::string_view source, const std::vector<Param>& inputs,
                         const std::vector<OutputDecl>& outputs = {}, Outputs mode = Outputs::Infer);
 
-// The dtype numpy.asarray gives a Python scalar of this weak dtype.
-DType dtype_for_char(char c);
 
 }  // namespace cujit
