@@ -1,11 +1,13 @@
 #include "lex.hpp"
 
 #include <cctype>
-#include <cerrno>
+#include <charconv>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <system_error>
+
+#include "number.hpp"
 
 namespace cujit {
 
@@ -145,8 +147,8 @@ class Lexer {
     }
 
     if (is_float || t.suffix == Suffix::Imag) {
-      errno = 0;
-      t.float_value = std::strtod(digits.c_str(), nullptr);
+      // Never strtod: it follows the locale (2.5 would read as 2 under de_DE).
+      parse_double_prefix(digits, t.float_value);
       if (base != 10) program_error(src_, t.span, "a hexadecimal, binary or octal literal cannot be imaginary");
       return t;
     }
@@ -162,9 +164,7 @@ class Lexer {
                                         (base == 16 ? "hexadecimal" : base == 8 ? "octal" : base == 2 ? "binary" : "decimal") +
                                         " literal");
     }
-    errno = 0;
-    t.int_value = std::strtoull(body.c_str(), nullptr, base);
-    if (errno == ERANGE)
+    if (std::from_chars(body.data(), body.data() + body.size(), t.int_value, base).ec == std::errc::result_out_of_range)
       program_error(src_, t.span, "integer literal is too large (the largest is 18446744073709551615)",
                     "write it as a float literal, e.g. '" + digits + ".0'");
     return t;

@@ -13,6 +13,27 @@ cujit_find_cuda() {
   return 1
 }
 
+# The locale test (tests/unit/test_locale.cpp) needs one comma-decimal locale;
+# without one it is skipped. Debian and Ubuntu ship the definitions in the
+# `locales` package and build only the ones named in /etc/locale.gen.
+cujit_comma_locale() {
+  if locale -a 2>/dev/null | grep -qiE '^(de_DE|fr_FR)\.utf-?8$'; then return 0; fi
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo"; else
+      echo "cujit: no comma-decimal locale (de_DE.UTF-8) and no root to generate it: the locale test will be skipped" >&2
+      return 0
+    fi
+  fi
+  echo "cujit: generating the de_DE.UTF-8 locale for the locale test"
+  { dpkg -s locales >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq locales >/dev/null 2>&1; } &&
+    if [ -f /etc/locale.gen ]; then
+      $sudo sed -i 's/^# *de_DE.UTF-8 UTF-8/de_DE.UTF-8 UTF-8/' /etc/locale.gen && $sudo locale-gen >/dev/null 2>&1
+    else
+      $sudo locale-gen de_DE.UTF-8 >/dev/null 2>&1  # Ubuntu without /etc/locale.gen
+    fi || echo "cujit: could not generate de_DE.UTF-8: the locale test will be skipped" >&2
+}
+
 cujit_install_deps() {
   local want_clang="${1:-no}"
   if ! CUDA_DIR=$(cujit_find_cuda); then
@@ -57,4 +78,5 @@ MSG
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "libclang-rt-$(clang++ --version | sed -n 's/.*version \([0-9]*\).*/\1/p' | head -1)-dev" >/dev/null 2>&1 || true
     fi
   fi
+  cujit_comma_locale
 }

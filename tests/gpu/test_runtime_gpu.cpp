@@ -392,7 +392,16 @@ TEST_CASE("ElementwiseKernel: raw CUDA mode", "[gpu][elementwise][raw_cuda]") {
   ElementwiseKernel broken("T x", "T z", "z = x +* ;", "broken", o);
   std::string what;
   CHECK(code_of([&] { broken(dev(x)); }, &what) == ErrorCode::Program);
-  CHECK(what.find("does not compile") != std::string::npos);
+  CHECK(what.rfind("your CUDA code failed to compile: kernel 'cujit_broken' (NVRTC_ERROR_COMPILATION)\n", 0) == 0);
+  try {
+    broken(dev(x));
+    FAIL("no CompileError");
+  } catch (const CompileError& e) {
+    CHECK(e.stage() == "compile");
+    CHECK(e.log().find("cujit_broken.cu(") != std::string::npos);
+    CHECK(e.source().find("z = x +* ;") != std::string::npos);
+    CHECK(e.options().find("--gpu-architecture=sm_") != std::string::npos);
+  }
 }
 
 TEST_CASE("evaluate: device arrays run on their GPU", "[gpu][evaluate]") {

@@ -14,6 +14,7 @@
 #include "fail.hpp"
 #include "kernel_cache.hpp"
 #include "launch.hpp"
+#include "number.hpp"
 
 using namespace cujit;
 
@@ -21,13 +22,8 @@ namespace {
 
 // "100M", "2G", "4096" -> bytes.
 std::uint64_t parse_size(const std::string& s) {
-  std::size_t used = 0;
   double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const std::size_t used = parse_double_prefix(s, v);  // not std::stod, which follows the locale
   std::string unit = s.substr(used);
   double mult = unit.empty() || unit == "B" ? 1 : unit == "K" || unit == "KB" ? 1e3 : unit == "M" || unit == "MB" ? 1e6
               : unit == "G" || unit == "GB" ? 1e9 : unit == "KiB" ? 1024.0 : unit == "MiB" ? 1048576.0 : unit == "GiB" ? 1073741824.0 : -1;
@@ -38,13 +34,8 @@ std::uint64_t parse_size(const std::string& s) {
 
 // "30d", "12h", "90m", "45s" -> seconds.
 std::chrono::seconds parse_age(const std::string& s) {
-  std::size_t used = 0;
   double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const std::size_t used = parse_double_prefix(s, v);  // not std::stod, which follows the locale
   std::string unit = s.substr(used);
   double mult = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : unit == "w" ? 604800 : -1;
   if (used == 0 || mult < 0 || v < 0) fail(ErrorCode::Usage, "--older-than {}: expected an age such as 30d, 12h, 90m or 45s", s);

@@ -7,6 +7,7 @@
 
 #include "fail.hpp"
 #include "lex.hpp"
+#include "number.hpp"
 #include "npy.hpp"
 #include "scalar.hpp"
 
@@ -48,15 +49,9 @@ template <class F> void fill(HostArray& a, F value_at) {
 }
 
 double number(const std::string& name, const std::string& text, const std::string& s) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || s.empty()) bad(name, text, "'" + s + "' is not a number");
-  return v;
+  std::optional<double> v = parse_double(s);  // not std::stod, which follows the locale
+  if (!v) bad(name, text, "'" + s + "' is not a number");
+  return *v;
 }
 
 Shape extents(const std::string& name, const std::string& text, const std::string& s) {
