@@ -7,7 +7,9 @@
 //
 // Parameters, comma-separated, each `[raw] TYPE NAME`:
 //  - TYPE is a dtype name (float32, int64, ...; also double and half) or a
-//    placeholder: any other identifier (T, U). A placeholder takes the dtype of
+//    placeholder: any other identifier (T, U) that is not within a typo of a
+//    dtype name (`flaot32` is an error: "did you mean 'float32'?"; the rule is
+//    in docs/runtime.md). A placeholder takes the dtype of
 //    the arrays given for it, which must agree; an output's placeholder is
 //    bound by the inputs, else by the given output array, else the output
 //    takes the dtype the program gives it.
