@@ -4,6 +4,8 @@
 // installed (tools/deps.sh generates de_DE.UTF-8 in CI); without one the test
 // says SKIPPED and CTest reports it skipped.
 #include <clocale>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -77,4 +79,33 @@ TEST_CASE("literals parse the same under a comma-decimal locale", "[locale]") {
   std::string src = generate_source(p, contiguous_layout(p, 1), "k");
   CHECK(src.find("2.5") != std::string::npos);
   CHECK(src.find("2,5") == std::string::npos);
+}
+
+TEST_CASE("parse_double: from_chars with strtod's ranges", "[number]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(parse_double("2.5") == 2.5);
+  CHECK(parse_double("+2.5") == 2.5);
+  CHECK(parse_double("-1e3") == -1000.0);
+  CHECK(parse_double(".5") == 0.5);
+  CHECK(parse_double("5.") == 5.0);
+  CHECK(parse_double("1e999") == inf);
+  CHECK(parse_double("-1e999") == -inf);
+  CHECK(parse_double("0.000001e400") == inf);
+  CHECK(parse_double("1000e-326") == 1e-323);  // subnormal, still in range
+  CHECK(parse_double("1e-999") == 0.0);
+  CHECK(std::signbit(*parse_double("-1e-999")));
+  CHECK(parse_double("123456789e-400") == 0.0);
+  CHECK(parse_double("1e99999999999999999999999") == inf);
+  for (const char* bad : {"", "+", "-", "+-1", "2.5x", "2,5", " 1", "x"}) {
+    INFO(bad);
+    CHECK(parse_double(bad) == std::nullopt);
+  }
+  double v = 0;
+  CHECK(parse_double_prefix("500M", v) == 3);
+  CHECK(v == 500.0);
+  CHECK(parse_double_prefix("1.5GiB", v) == 3);
+  CHECK(v == 1.5);
+  CHECK(parse_double_prefix("M", v) == 0);
+  CHECK(tokenize("1e999")[0].float_value == inf);
+  CHECK(tokenize("1e-999")[0].float_value == 0.0);
 }
