@@ -9,7 +9,11 @@
 #include <unordered_map>
 
 #include "check.hpp"
+<<<<<<< HEAD
 #include "diagnostic.hpp"
+=======
+#include "compile.hpp"
+>>>>>>> main
 #include "driver.hpp"
 #include "eval.hpp"
 #include "fail.hpp"
@@ -263,6 +267,8 @@ struct ElementwiseKernel::Impl {
 ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::string& out_params,
                                      const std::string& operation, const std::string& name, ElementwiseOptions options)
     : impl_(std::make_unique<Impl>()) {
+  // NVRTC's start-up overlaps what the caller does before the first call.
+  if (gpu_available()) prewarm_nvrtc();
   Impl& m = *impl_;
   m.name = name;
   m.opt = std::move(options);
