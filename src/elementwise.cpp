@@ -9,11 +9,8 @@
 #include <unordered_map>
 
 #include "check.hpp"
-<<<<<<< HEAD
-#include "diagnostic.hpp"
-=======
 #include "compile.hpp"
->>>>>>> main
+#include "diagnostic.hpp"
 #include "driver.hpp"
 #include "eval.hpp"
 #include "fail.hpp"
