@@ -80,5 +80,4 @@ MSG
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "libclang-rt-$(clang++ --version | sed -n 's/.*version \([0-9]*\).*/\1/p' | head -1)-dev" >/dev/null 2>&1 || true
     fi
   fi
-  cujit_comma_locale
 }
