@@ -474,6 +474,7 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
     StreamHandle stream = options.stream ? *options.stream : m.opt.stream;
     b->gpu->launch(device, in_views.data(), out_views.data(), reinterpret_cast<CUstream>(stream));
   }
+  if (given) return {};  // no names to share: the hot path of given outputs stays free of atomics
   return OutputArrays(std::move(allocated), m.out_names);
 }
 

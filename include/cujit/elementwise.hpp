@@ -64,7 +64,7 @@ namespace cujit {
 struct ElementwiseOptions {
   bool fast_math = false;  // --use_fast_math: faster, outside the contract's accuracy bounds
   int arch = 0;            // compile for sm_<arch>; 0: the arch of the device each call runs on
-  StreamHandle stream = nullptr;  // where calls are queued (nullptr: the legacy default stream)
+  StreamHandle stream = nullptr;  // where GPU calls are queued (nullptr: the legacy default stream); host calls run at once
   int device = -1;         // -1: the device of the array arguments (the CPU when none is in device memory)
   bool raw_cuda = false;   // the operation is CUDA C++ (see above)
   std::string preamble;    // raw CUDA mode: code pasted before the kernel
