@@ -282,6 +282,33 @@ int run(const Options& args) {
   } else if (opt.program.empty()) {
     fail(ErrorCode::Usage, "no program: give it as an argument, e.g. 'out = sin(x)*5', or with -f FILE");
   }
+  std::map<std::string, std::string> paths;
+  std::string to_stdout;  // the output written to standard output (-o NAME=-)
+  for (const auto& o : opt.emit == "cubin" ? std::vector<std::string>{} : opt.outputs) {
+    auto [name, path] = split_eq(o, "-o/--output");
+    paths[name] = path;
+    if (path != "-") continue;
+    if (!to_stdout.empty())
+      fail(ErrorCode::Usage, "-o {}=- and -o {}=-: only one output can go to standard output", to_stdout, name);
+    to_stdout = name;
+  }
+  if (!to_stdout.empty()) {
+    if (opt.print) fail(ErrorCode::Usage, "--print and -o {}=- both write to standard output; drop one", to_stdout);
+    if (!opt.emit.empty()) fail(ErrorCode::Usage, "--emit writes the kernel to standard output; -o {}=- cannot", to_stdout);
+    if (opt.bench) fail(ErrorCode::Usage, "--bench prints its timings on standard output; -o {}=- cannot share it", to_stdout);
+    if (::isatty(STDOUT_FILENO) == 1)
+      fail(ErrorCode::Usage, "-o {}=-: standard output is a terminal; redirect it to a file or a pipe", to_stdout);
+  }
+
+  // After the usage checks, so a usage error is not preceded by the notice
+  // of a run on the CPU; before the inputs are read or made, so that NVRTC's
+  // start-up overlaps that, the context creation and the inputs' upload
+  // (kernels compile after all three).
+  const int device = opt.emit.empty() ? choose_device(opt.device) : -1;
+  if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
+  if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
+  if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
+
   std::set<std::string> raw = indexed_names(opt.program);
   std::vector<jitrun::Source> sources;
   std::vector<std::string> names;
@@ -303,31 +330,6 @@ int run(const Options& args) {
     if (!d) fail(ErrorCode::Usage, "-t {}: unknown dtype '{}'", name, dt);
     specs.push_back(OutputSpec{name, *d});
   }
-  std::map<std::string, std::string> paths;
-  std::string to_stdout;  // the output written to standard output (-o NAME=-)
-  for (const auto& o : opt.emit == "cubin" ? std::vector<std::string>{} : opt.outputs) {
-    auto [name, path] = split_eq(o, "-o/--output");
-    paths[name] = path;
-    if (path != "-") continue;
-    if (!to_stdout.empty())
-      fail(ErrorCode::Usage, "-o {}=- and -o {}=-: only one output can go to standard output", to_stdout, name);
-    to_stdout = name;
-  }
-  if (!to_stdout.empty()) {
-    if (opt.print) fail(ErrorCode::Usage, "--print and -o {}=- both write to standard output; drop one", to_stdout);
-    if (!opt.emit.empty()) fail(ErrorCode::Usage, "--emit writes the kernel to standard output; -o {}=- cannot", to_stdout);
-    if (opt.bench) fail(ErrorCode::Usage, "--bench prints its timings on standard output; -o {}=- cannot share it", to_stdout);
-    if (::isatty(STDOUT_FILENO) == 1)
-      fail(ErrorCode::Usage, "-o {}=-: standard output is a terminal; redirect it to a file or a pipe", to_stdout);
-  }
-
-  // After the usage checks, so a usage error is not preceded by the notice
-  // of a run on the CPU.
-  const int device = opt.emit.empty() ? choose_device(opt.device) : -1;
-  // NVRTC's start-up overlaps the context creation and the inputs' upload (kernels compile after both).
-  if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
-  if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
-  if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
 
   auto t0 = clock::now();
   std::vector<Param> params;
