@@ -146,6 +146,19 @@ TEST_CASE("ElementwiseKernel on host arrays: integers, broadcasting, raw paramet
   CHECK_FALSE(out.contains("zz"));
   CHECK(error_of([&] { (void)out["zz"]; }, ErrorCode::Usage) == "the kernel has no output 'zz' (its outputs: 'z', 'big')");
 
+  // Weak and typed scalars follow NEP 50 on the host as on the GPU.
+  std::vector<std::int8_t> k8 = {1, -2, 100};
+  ElementwiseKernel mix("T x, U a", "V z", "z = x + a", "mix");
+  auto w = mix(ArrayView::host(k8.data(), {3}), 2.5);
+  CHECK(w["z"].dtype() == DType::Float64);
+  CHECK(w["z"].as<double>()[1] == 0.5);
+  auto w8 = mix(ArrayView::host(k8.data(), {3}), 100);
+  CHECK(w8["z"].dtype() == DType::Int8);
+  CHECK(w8["z"].as<std::int8_t>()[2] == -56);  // int8 wraps, as NumPy's
+  auto w16 = mix(ArrayView::host(k8.data(), {3}), Arg::typed(DType::Int16, 100));
+  CHECK(w16["z"].dtype() == DType::Int16);
+  CHECK(w16["z"].as<std::int16_t>()[2] == 200);
+
   // A raw parameter, the output shape from CallOptions.
   std::vector<double> src = {1, 2, 3, 4, 5};
   ElementwiseKernel rev("raw T x", "T y", "y = x[n - 1 - i]", "reverse");
