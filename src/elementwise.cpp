@@ -1,6 +1,5 @@
 #include "cujit/elementwise.hpp"
 
-#include <cctype>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -31,9 +30,11 @@ struct ParamDecl {
 };
 
 bool is_identifier(std::string_view s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  // ASCII only (<cctype> follows the locale: isalpha('\xe9') under Latin-1).
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (s.empty() || !alpha(s[0])) return false;
   for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    if (!(alpha(c) || (c >= '0' && c <= '9'))) return false;
   return true;
 }
 
@@ -65,7 +66,8 @@ std::string near_dtype(std::string_view type) {
     return n;
   }();
   std::string lower(type);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return closest_name(lower, names.data(), names.size());
 }
 
