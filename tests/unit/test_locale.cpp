@@ -4,6 +4,7 @@
 // installed (tools/deps.sh generates de_DE.UTF-8 in CI); without one the test
 // says SKIPPED and CTest reports it skipped.
 #include <clocale>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "check.hpp"
 #include "codegen.hpp"
 #include "cujit/elementwise.hpp"
+#include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "lex.hpp"
 #include "number.hpp"
@@ -79,6 +81,37 @@ TEST_CASE("literals parse the same under a comma-decimal locale", "[locale]") {
   std::string src = generate_source(p, contiguous_layout(p, 1), "k");
   CHECK(src.find("2.5") != std::string::npos);
   CHECK(src.find("2,5") == std::string::npos);
+}
+
+TEST_CASE("identifiers are ASCII under a Latin-1 locale too", "[locale]") {
+  const std::string saved = std::setlocale(LC_ALL, nullptr);
+  const char* found = nullptr;
+  for (const char* name : {"de_DE.ISO-8859-1", "de_DE.iso88591", "de_DE", "fr_FR.ISO-8859-1", "fr_FR"})
+    if (std::setlocale(LC_ALL, name) && std::isalpha(0xE9)) {
+      found = name;
+      break;
+    }
+  if (!found) {
+    std::setlocale(LC_ALL, saved.c_str());
+    std::printf("note: no Latin-1 locale installed (de_DE); the identifier check was skipped\n");
+    return;
+  }
+  INFO("locale " << found);
+  std::string what;
+  try {
+    tokenize("caf\xe9 = 1");
+  } catch (const Error& e) {
+    what = e.what();
+  }
+  bool kernel_threw = false;
+  try {
+    ElementwiseKernel("float32 x\xe9", "float32 y", "y = 1", "k");
+  } catch (const Error&) {
+    kernel_threw = true;
+  }
+  std::setlocale(LC_ALL, saved.c_str());
+  CHECK(what.rfind("error: unexpected non-ASCII character", 0) == 0);
+  CHECK(kernel_threw);
 }
 
 TEST_CASE("parse_double: from_chars with strtod's ranges", "[number]") {
