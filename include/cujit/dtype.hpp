@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -20,10 +21,10 @@ enum class DType : std::uint8_t {
 inline constexpr int kNumDTypes = 15;
 
 // The canonical name ("float32"), as the language and NumPy spell it.
-std::string_view dtype_name(DType t);
+CUJIT_API std::string_view dtype_name(DType t);
 // Canonical names and the aliases `double` and `half`; nullopt otherwise.
-std::optional<DType> dtype_from_name(std::string_view name);
-std::size_t dtype_size(DType t);
+CUJIT_API std::optional<DType> dtype_from_name(std::string_view name);
+CUJIT_API std::size_t dtype_size(DType t);
 
 // The dtype of a C++ element type: dtype_of<float> is DType::Float32. Defined
 // for bool, the fixed-width integers (and long long), float, double and

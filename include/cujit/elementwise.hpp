@@ -58,6 +58,7 @@
 
 #include "cujit/arg.hpp"
 #include "cujit/array.hpp"
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -81,7 +82,7 @@ struct CallOptions {
 
 // The outputs a call allocated, in out_params order (out[0]) and by name
 // (out["z"]). Empty when the caller gave the outputs.
-class OutputArrays : public std::vector<Array> {
+class CUJIT_API OutputArrays : public std::vector<Array> {
  public:
   OutputArrays() = default;
   OutputArrays(std::vector<Array> arrays, std::shared_ptr<const std::vector<std::string>> names)
@@ -97,7 +98,7 @@ class OutputArrays : public std::vector<Array> {
   std::shared_ptr<const std::vector<std::string>> names_;
 };
 
-class ElementwiseKernel {
+class CUJIT_API ElementwiseKernel {
  public:
   ElementwiseKernel(const std::string& in_params, const std::string& out_params, const std::string& operation,
                     const std::string& name = "kernel", ElementwiseOptions options = {});

@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -15,7 +16,7 @@ enum class ErrorCode : int {
   Internal = 5,  // a bug of cujit (e.g. generated source failed to compile)
 };
 
-class Error : public std::runtime_error {
+class CUJIT_API Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
   ErrorCode code() const noexcept { return code_; }
@@ -33,7 +34,7 @@ class Error : public std::runtime_error {
 // The code is Program when the source was the caller's (raw CUDA mode),
 // Device when the toolkit is at fault (a header NVRTC cannot find), and
 // Internal when cujit generated code that does not compile.
-class CompileError : public Error {
+class CUJIT_API CompileError : public Error {
  public:
   struct Parts {
     std::string stage;    // "compile" (NVRTC to the cubin) or "ptx" (a separate compile to PTX)

@@ -21,6 +21,7 @@
 
 #include "cujit/arg.hpp"
 #include "cujit/array.hpp"
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -36,7 +37,7 @@ struct NamedArray {
 
 // evaluate()'s outputs in order of first assignment (outs[0].array), and by
 // name (outs["out"]).
-class NamedArrays : public std::vector<NamedArray> {
+class CUJIT_API NamedArrays : public std::vector<NamedArray> {
  public:
   using std::vector<NamedArray>::vector;
   using std::vector<NamedArray>::operator[];
@@ -57,7 +58,7 @@ struct EvaluateOptions {
   bool fast_math = false;
 };
 
-NamedArrays evaluate(std::string_view program, const std::vector<NamedArg>& inputs,
+CUJIT_API NamedArrays evaluate(std::string_view program, const std::vector<NamedArg>& inputs,
                                  const EvaluateOptions& options = {});
 
 }  // namespace cujit
