@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "fail.hpp"
+#include "number.hpp"
 
 namespace cujit::cache {
 namespace {
@@ -295,12 +296,11 @@ Config Config::from_env(const Getenv& getenv, WarningSink warn) {
   c.enabled = flag("CUJIT_CACHE", true);
   c.save_source = flag("CUJIT_CACHE_SAVE_SOURCE", false);
   if (std::string v = get("CUJIT_CACHE_LOCK_TIMEOUT"); !v.empty()) {
-    char* end = nullptr;
-    double s = std::strtod(v.c_str(), &end);
-    if (end == v.c_str() || *end != '\0' || !(s >= 0) || s > 1e6)
+    std::optional<double> s = parse_double(v);  // not strtod, which follows the locale
+    if (!s || !(*s >= 0) || *s > 1e6)
       say(fmt::format("cujit: warning: ignoring CUJIT_CACHE_LOCK_TIMEOUT={} (expected seconds)", v));
     else
-      c.lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000 + 0.5));
+      c.lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*s * 1000 + 0.5));
   }
   auto trimmed = [](std::string d) {
     while (d.size() > 1 && d.back() == '/') d.pop_back();

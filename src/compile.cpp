@@ -247,26 +247,38 @@ bool log_says_missing_header(const std::string& log) {
          log.find("could not open source file") != std::string::npos;
 }
 
-[[noreturn]] void compile_failed(nvrtcResult r, const std::string& name, const std::string& source,
-                                 const std::vector<std::string>& options, const std::string& log) {
+[[noreturn]] void compile_failed(nvrtcResult r, const char* stage, const std::string& name,
+                                 const std::string& source, const std::vector<std::string>& options,
+                                 const std::string& log, bool user_code) {
   int v = nvrtc_version();
-  std::string details =
-      fmt::format("NVRTC {}.{}, options: {}\nNVRTC log:\n{}\nsource:\n{}", v / 1000, v % 1000 / 10,
-                  join(options, " "), log.empty() ? "(empty)" : log, numbered(source));
+  CompileError::Parts parts{stage, log, join(options, " "), numbered(source)};
+  std::string details = fmt::format("NVRTC {}.{}, options: {}\nNVRTC log:\n{}\nsource:\n{}", v / 1000,
+                                    v % 1000 / 10, parts.options, log.empty() ? "(empty)" : log, parts.source);
   if (r == NVRTC_ERROR_COMPILATION && log_says_missing_header(log))
     fail(ErrorCode::Device,
-         "CUDA headers missing: the kernel '{}' includes a header NVRTC cannot find; set "
-         "CUDA_HOME to the CUDA toolkit root\n{}",
-         name, details);
+         fmt::format("CUDA headers missing: the kernel '{}' includes a header NVRTC cannot find; set "
+                     "CUDA_HOME to the CUDA toolkit root\n{}",
+                     name, details),
+         std::move(parts));
+  // The caller's own CUDA code (raw CUDA mode): the error is theirs to fix,
+  // and NVRTC's log, which points into their lines, is what they need.
+  if (user_code && (r == NVRTC_ERROR_COMPILATION || r == NVRTC_ERROR_INVALID_OPTION))
+    fail(ErrorCode::Program,
+         fmt::format("your CUDA code failed to compile: kernel '{}' ({})\n{}", name, nvrtcGetErrorString(r), details),
+         std::move(parts));
   if (r == NVRTC_ERROR_COMPILATION || r == NVRTC_ERROR_INVALID_OPTION)
     fail(ErrorCode::Internal,
-         "internal error: the generated CUDA source of '{}' failed to compile ({})\n{}", name,
-         nvrtcGetErrorString(r), details);
+         fmt::format("internal error: the generated CUDA source of '{}' failed to compile ({})\n{}", name,
+                     nvrtcGetErrorString(r), details),
+         std::move(parts));
   if (r == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE)
-    fail(ErrorCode::Device, "nvrtcCompileProgram failed on '{}': {}: {}\n{}", name,
-         nvrtcGetErrorString(r), builtins_hint(), details);
-  fail(ErrorCode::Device, "nvrtcCompileProgram failed on '{}': {}\n{}", name,
-       nvrtcGetErrorString(r), details);
+    fail(ErrorCode::Device,
+         fmt::format("nvrtcCompileProgram failed on '{}': {}: {}\n{}", name, nvrtcGetErrorString(r), builtins_hint(),
+                     details),
+         std::move(parts));
+  fail(ErrorCode::Device,
+       fmt::format("nvrtcCompileProgram failed on '{}': {}\n{}", name, nvrtcGetErrorString(r), details),
+       std::move(parts));
 }
 
 // Fails before compiling when a header the kernel includes exists nowhere
@@ -405,7 +417,7 @@ CompiledKernel compile_cuda(const std::string& source, const std::string& name_f
     Program p(source, file);
     nvrtcResult r = run_compile(p, options);
     std::string log = p.log();
-    if (r != NVRTC_SUCCESS) compile_failed(r, name_for_log, source, options, log);
+    if (r != NVRTC_SUCCESS) compile_failed(r, "compile", name_for_log, source, options, log, opt.user_code);
     k.log = std::move(log);
     k.cubin = p.cubin();
     k.ptx = p.ptx();
@@ -420,7 +432,7 @@ CompiledKernel compile_cuda(const std::string& source, const std::string& name_f
                  fmt::format("--gpu-architecture=compute_{}", k.arch));
     Program p(source, file);
     nvrtcResult r = run_compile(p, virt);
-    if (r != NVRTC_SUCCESS) compile_failed(r, name_for_log, source, virt, p.log());
+    if (r != NVRTC_SUCCESS) compile_failed(r, "ptx", name_for_log, source, virt, p.log(), opt.user_code);
     k.ptx = p.ptx();
     if (k.ptx.empty())
       fail(ErrorCode::Internal, "internal error: NVRTC returned no PTX for '{}' (compute_{})",

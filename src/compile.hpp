@@ -18,6 +18,9 @@ struct CompileOptions {
   int arch = 0;  // 90 for sm_90; 0 = that of CUDA device 0 (Device error when there is none)
   bool fast_math = false;
   std::vector<std::string> extra;  // passed to NVRTC as given, after cujit's own options
+  // The source is the caller's (raw CUDA mode): a compile error is theirs
+  // (ErrorCode::Program), not cujit's. Does not change the compiled code.
+  bool user_code = false;
 };
 
 struct CompiledKernel {
@@ -30,9 +33,10 @@ struct CompiledKernel {
   double compile_ms = 0;
 };
 
-// Compiles `source` (kernels declared extern "C"). A compile error throws
-// ErrorCode::Internal with NVRTC's log, the options and the numbered source;
-// missing toolkit headers or a broken NVRTC install throw ErrorCode::Device.
+// Compiles `source` (kernels declared extern "C"). A compile error throws a
+// CompileError carrying NVRTC's log, the options, the numbered source and the
+// stage: ErrorCode::Program for user_code, else ErrorCode::Internal; missing
+// toolkit headers or a broken NVRTC install throw ErrorCode::Device.
 // `name_for_log` names the program in NVRTC's log and in error messages.
 CompiledKernel compile_cuda(const std::string& source, const std::string& name_for_log,
                             const CompileOptions& opt);

@@ -72,10 +72,10 @@ std::string device_text(const Device& d) {
 }
 
 // Byte range [lo, hi) an operand's elements occupy.
-struct Extent {
+struct ByteRange {
   std::uintptr_t lo = 0, hi = 0;
 };
-Extent extent_of(const ArrayView& v) {
+ByteRange extent_of(const ArrayView& v) {
   std::intptr_t lo = 0, hi = 0;
   for (int d = 0; d < v.shape.ndim; ++d) {
     std::intptr_t span = static_cast<std::intptr_t>((v.shape[d] - 1) * v.strides[d]);
@@ -101,24 +101,25 @@ bool same_elements(const ArrayView& in, const ArrayView& out) {
   return true;
 }
 
-// Outputs may not overlap each other, a raw input, or any other input except
-// element for element (y = f(y) in place): anything else would read values the
-// kernel has already overwritten, in an order no one defines.
+}  // namespace
+
 void check_overlap(const Program& p, const ArrayView* in, const ArrayView* out) {
   for (std::size_t o = 0; o < p.outputs.size(); ++o) {
     if (out[o].size() == 0) continue;
-    Extent eo = extent_of(out[o]);
+    ByteRange eo = extent_of(out[o]);
     for (std::size_t q = 0; q < o; ++q) {
       if (out[q].size() == 0) continue;
-      Extent e = extent_of(out[q]);
+      ByteRange e = extent_of(out[q]);
       if (e.lo < eo.hi && eo.lo < e.hi)
         fail(ErrorCode::Usage, "outputs '{}' and '{}' overlap in memory; give each its own array", p.outputs[q].name,
              p.outputs[o].name);
     }
     for (std::size_t k = 0; k < p.inputs.size(); ++k) {
       const ArrayView& v = in[k];
-      if (p.inputs[k].weak || v.device.kind == Device::CPU || v.size() == 0) continue;
-      Extent e = extent_of(v);
+      // Weak scalars are passed by value; memory of another device (host
+      // scalars of a GPU call) cannot alias the output's.
+      if (p.inputs[k].weak || v.device != out[o].device || v.size() == 0) continue;
+      ByteRange e = extent_of(v);
       if (!(e.lo < eo.hi && eo.lo < e.hi)) continue;
       if (p.inputs[k].raw)
         fail(ErrorCode::Usage, "output '{}' overlaps raw input '{}', which other elements may still read; write to a new array",
@@ -131,6 +132,8 @@ void check_overlap(const Program& p, const ArrayView* in, const ArrayView* out) 
     }
   }
 }
+
+namespace {
 
 // 32-bit layout argument -> 64-bit (the force_index64 test hook).
 std::vector<unsigned char> widen_layout_arg(const KernelLayout& l, const std::vector<unsigned char>& narrow) {
@@ -266,6 +269,7 @@ struct GpuProgram::Impl {
     co.arch = arch;
     co.fast_math = opt.fast_math;
     co.extra = opt.nvrtc_options;
+    co.user_code = static_cast<bool>(opt.render);  // raw CUDA mode: its compile errors are the user's
     return co;
   }
 
@@ -307,14 +311,7 @@ struct GpuProgram::Impl {
       if (stats) stats->codegen_ms = ms_since(t0);
       bool compiled = false;
       t0 = clock_type::now();
-      try {
-        entry = compile_through_cache(source, opt.kernel_name, co, &compiled);
-      } catch (const Error& e) {
-        // In raw CUDA mode the source is the user's: a compile error is theirs.
-        if (opt.render && e.code() == ErrorCode::Internal)
-          fail(ErrorCode::Program, "the CUDA code of kernel '{}' does not compile:\n{}", opt.kernel_name, e.what());
-        throw;
-      }
+      entry = compile_through_cache(source, opt.kernel_name, co, &compiled);
       if (stats) {
         stats->compile_ms = ms_since(t0);
         stats->kernel = compiled ? LaunchStats::Kernel::Compiled : LaunchStats::Kernel::Disk;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 #include "check.hpp"
@@ -14,6 +15,8 @@
 #include "fail.hpp"
 #include "kernel_cache.hpp"
 #include "launch.hpp"
+#include "number.hpp"
+#include "../tool_common.hpp"
 
 using namespace cujit;
 
@@ -21,13 +24,8 @@ namespace {
 
 // "100M", "2G", "4096" -> bytes.
 std::uint64_t parse_size(const std::string& s) {
-  std::size_t used = 0;
   double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const std::size_t used = parse_double_prefix(s, v);  // not std::stod, which follows the locale
   std::string unit = s.substr(used);
   double mult = unit.empty() || unit == "B" ? 1 : unit == "K" || unit == "KB" ? 1e3 : unit == "M" || unit == "MB" ? 1e6
               : unit == "G" || unit == "GB" ? 1e9 : unit == "KiB" ? 1024.0 : unit == "MiB" ? 1048576.0 : unit == "GiB" ? 1073741824.0 : -1;
@@ -38,13 +36,8 @@ std::uint64_t parse_size(const std::string& s) {
 
 // "30d", "12h", "90m", "45s" -> seconds.
 std::chrono::seconds parse_age(const std::string& s) {
-  std::size_t used = 0;
   double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const std::size_t used = parse_double_prefix(s, v);  // not std::stod, which follows the locale
   std::string unit = s.substr(used);
   double mult = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : unit == "w" ? 604800 : -1;
   if (used == 0 || mult < 0 || v < 0) fail(ErrorCode::Usage, "--older-than {}: expected an age such as 30d, 12h, 90m or 45s", s);
@@ -63,6 +56,13 @@ std::string age(std::int64_t mtime) {
   if (d < 7200) return fmt::format("{} min", d / 60);
   if (d < 172800) return fmt::format("{} h", d / 3600);
   return fmt::format("{} d", d / 86400);
+}
+
+// CUJIT_CACHE=0 is a state the user chose, not a mistake: each command says
+// so and succeeds (compile still checks and compiles, in memory).
+std::string disabled() {
+  const char* v = std::getenv("CUJIT_CACHE");
+  return fmt::format("cache disabled by CUJIT_CACHE={}", v ? v : "0");
 }
 
 struct CompileArgs {
@@ -131,6 +131,10 @@ int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
     std::printf("%s  %s  %-28s %s (%.1f ms)\n", key.hex().c_str(), target.c_str(), l.key_string().c_str(),
                 compiled ? "compiled" : "already cached", ms);
   }
+  if (!kc.config().enabled) {
+    std::printf("%s: compiled, nothing stored\n", disabled().c_str());
+    return 0;
+  }
   if (!kc.disk_writable()) fail(ErrorCode::Data, "the cache directory {} cannot be written: nothing was stored", kc.config().dir);
   return 0;
 }
@@ -140,6 +144,8 @@ int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
 int main(int argc, char** argv) {
   CLI::App app{"jitcache: precompile cujit kernels into the disk cache and maintain it.\n"
                "The cache lives in $CUJIT_CACHE_DIR, else $XDG_CACHE_HOME/cujit, else ~/.cache/cujit."};
+  app.set_version_flag("--version", tools::version_text("jitcache"));
+  app.footer(tools::help_footer());
   app.require_subcommand(1);
   CompileArgs ca;
   auto* compile = app.add_subcommand("compile", "compile a program's kernels into the cache (no GPU needed)");
@@ -164,9 +170,7 @@ int main(int argc, char** argv) {
   auto* stats = app.add_subcommand("stats", "where the cache is, how many entries and bytes");
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "jitcache: %s\nRun 'jitcache --help' for the commands.\n", e.what());
@@ -174,8 +178,14 @@ int main(int argc, char** argv) {
   }
   try {
     cache::KernelCache& kc = cache::global_cache();
-    if (!kc.config().enabled) fail(ErrorCode::Usage, "the disk cache is off (CUJIT_CACHE=0)");
     if (*compile) return compile_command(ca, kc);
+    if (!kc.config().enabled) {
+      if (*stats)
+        std::printf("%s\ndirectory: %s (not used)\nNVRTC: %d\n", disabled().c_str(), kc.config().dir.c_str(), nvrtc_version());
+      else
+        std::printf("%s: nothing to %s\n", disabled().c_str(), app.get_subcommands().front()->get_name().c_str());
+      return 0;
+    }
     if (*list) {
       auto entries = kc.list();
       for (const auto& e : entries)
@@ -219,9 +229,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const Error& e) {
-    if (e.code() == ErrorCode::Program) std::fprintf(stderr, "%s\n", e.what());
-    else std::fprintf(stderr, "jitcache: %s\n", e.what());
-    return e.exit_code();
+    return tools::report("jitcache", e);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "jitcache: internal error: %s\n", e.what());
     return static_cast<int>(ErrorCode::Internal);

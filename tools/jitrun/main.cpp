@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <map>
 #include <set>
 #include <vector>
@@ -28,13 +29,14 @@
 #include "npy.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
+#include "../tool_common.hpp"
 
 using namespace cujit;
 
 namespace {
 
 struct Options {
-  std::string program;
+  std::string program, program_file;
   std::vector<std::string> inputs, outputs, types;
   bool print = false, verbose = false, bench = false;
   std::string emit, arch;
@@ -250,10 +252,14 @@ int emit(const Options& opt, const Program& program, const std::vector<Input>& i
     } else {
       if (opt.outputs.size() != 1 || opt.outputs[0].find('=') != std::string::npos)
         fail(ErrorCode::Usage, "--emit cubin writes a file: give its path with -o PATH");
-      FILE* f = std::fopen(opt.outputs[0].c_str(), "wb");
-      if (!f || std::fwrite(k.cubin.data(), 1, k.cubin.size(), f) != k.cubin.size() || std::fclose(f) != 0)
-        fail(ErrorCode::Data, "{}: cannot write the cubin: {}", opt.outputs[0], std::strerror(errno));
-      std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s\n", k.cubin.size(), k.target.c_str(), opt.outputs[0].c_str());
+      const bool to_stdout = opt.outputs[0] == "-";
+      if (to_stdout && ::isatty(STDOUT_FILENO) == 1)
+        fail(ErrorCode::Usage, "--emit cubin -o -: standard output is a terminal; redirect it to a file or a pipe");
+      FILE* f = to_stdout ? stdout : std::fopen(opt.outputs[0].c_str(), "wb");
+      if (!f || std::fwrite(k.cubin.data(), 1, k.cubin.size(), f) != k.cubin.size() || (to_stdout ? std::fflush(f) : std::fclose(f)) != 0)
+        fail(ErrorCode::Data, "{}: cannot write the cubin: {}", to_stdout ? "standard output" : opt.outputs[0], std::strerror(errno));
+      std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s\n", k.cubin.size(), k.target.c_str(),
+                   to_stdout ? "standard output" : opt.outputs[0].c_str());
     }
   }
   if (opt.verbose)
@@ -261,10 +267,44 @@ int emit(const Options& opt, const Program& program, const std::vector<Input>& i
   return 0;
 }
 
-int run(const Options& opt) {
+int run(const Options& args) {
   using clock = std::chrono::steady_clock;
+
+  // '-' is standard input (-f -, -i NAME=-) or output (-o NAME=-), once each.
+  int stdin_users = args.program_file == "-" ? 1 : 0;
+  for (const auto& spec : args.inputs) stdin_users += split_eq(spec, "-i/--input").second == "-";
+  if (stdin_users > 1)
+    fail(ErrorCode::Usage, "only one of -f and -i can read standard input ('-'); save the others to files");
+  Options opt = args;
+  if (!opt.program_file.empty()) {
+    if (!opt.program.empty()) fail(ErrorCode::Usage, "give the program either as an argument or with -f FILE, not both");
+    opt.program = jitrun::read_text_file(opt.program_file);
+  } else if (opt.program.empty()) {
+    fail(ErrorCode::Usage, "no program: give it as an argument, e.g. 'out = sin(x)*5', or with -f FILE");
+  }
+  std::map<std::string, std::string> paths;
+  std::string to_stdout;  // the output written to standard output (-o NAME=-)
+  for (const auto& o : opt.emit == "cubin" ? std::vector<std::string>{} : opt.outputs) {
+    auto [name, path] = split_eq(o, "-o/--output");
+    paths[name] = path;
+    if (path != "-") continue;
+    if (!to_stdout.empty())
+      fail(ErrorCode::Usage, "-o {}=- and -o {}=-: only one output can go to standard output", to_stdout, name);
+    to_stdout = name;
+  }
+  if (!to_stdout.empty()) {
+    if (opt.print) fail(ErrorCode::Usage, "--print and -o {}=- both write to standard output; drop one", to_stdout);
+    if (!opt.emit.empty()) fail(ErrorCode::Usage, "--emit writes the kernel to standard output; -o {}=- cannot", to_stdout);
+    if (opt.bench) fail(ErrorCode::Usage, "--bench prints its timings on standard output; -o {}=- cannot share it", to_stdout);
+    if (::isatty(STDOUT_FILENO) == 1)
+      fail(ErrorCode::Usage, "-o {}=-: standard output is a terminal; redirect it to a file or a pipe", to_stdout);
+  }
+
+  // After the usage checks, so a usage error is not preceded by the notice
+  // of a run on the CPU; before the inputs are read or made, so that NVRTC's
+  // start-up overlaps that, the context creation and the inputs' upload
+  // (kernels compile after all three).
   const int device = opt.emit.empty() ? choose_device(opt.device) : -1;
-  // NVRTC's start-up overlaps the context creation and the inputs' upload (kernels compile after both).
   if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
   if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
@@ -289,11 +329,6 @@ int run(const Options& opt) {
     auto d = dtype_from_name(dt);
     if (!d) fail(ErrorCode::Usage, "-t {}: unknown dtype '{}'", name, dt);
     specs.push_back(OutputSpec{name, *d});
-  }
-  std::map<std::string, std::string> paths;
-  for (const auto& o : opt.emit == "cubin" ? std::vector<std::string>{} : opt.outputs) {
-    auto [name, path] = split_eq(o, "-o/--output");
-    paths[name] = path;
   }
 
   auto t0 = clock::now();
@@ -394,11 +429,18 @@ int run(const Options& opt) {
     }
   }
 
+  // With a .npy on standard output, the other outputs' summaries go to stderr.
+  FILE* text_out = to_stdout.empty() ? stdout : stderr;
   for (const auto& [name, a] : outs) {
     auto it = paths.find(name);
-    if (it != paths.end()) write_npy(it->second, a.view());
-    if (opt.print) std::printf("%s = %s\n", name.c_str(), format_array(a.view()).c_str());
-    else if (it == paths.end()) std::printf("%s\n", summary(name, a).c_str());
+    if (it != paths.end() && it->second == "-") {
+      std::fflush(stdout);
+      write_npy(STDOUT_FILENO, a.view(), "standard output");
+    } else if (it != paths.end()) {
+      write_npy(it->second, a.view());
+    }
+    if (opt.print) std::fprintf(text_out, "%s = %s\n", name.c_str(), format_array(a.view()).c_str());
+    else if (it == paths.end()) std::fprintf(text_out, "%s\n", summary(name, a).c_str());
   }
   return 0;
 }
@@ -407,15 +449,20 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   CLI::App app{"jitrun: evaluate a cujit elementwise program.\n"
-               "Example: jitrun -i x=rand(1000000) 'out = sin(x)*5'"};
+               "Example: jitrun -i x=rand(1000000) 'out = sin(x)*5'\n"
+               "Pipes: jitrun -i x=- -o out=- 'out = x * 2' < x.npy > out.npy"};
+  app.set_version_flag("--version", tools::version_text("jitrun"));
+  app.footer(tools::help_footer());
   Options opt;
-  app.add_option("PROGRAM", opt.program, "the program, e.g. 'out = sin(x)*5'")->required();
+  app.add_option("PROGRAM", opt.program, "the program, e.g. 'out = sin(x)*5' (or -f FILE)");
+  app.add_option("-f,--file", opt.program_file, "read the program from FILE ('-': standard input)");
   app.add_option("-i,--input", opt.inputs,
-                 "NAME=SOURCE: a .npy file; a scalar (3.5, 2.0f, 7); or rand(N), randn(N), arange(N), "
-                 "linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by default); "
-                 "N may be 1e6 or 3x4")
+                 "NAME=SOURCE: a .npy file ('-': standard input); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
+                 "arange(N), linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by "
+                 "default); N may be 1e6 or 3x4")
       ->allow_extra_args(false);
-  app.add_option("-o,--output", opt.outputs, "NAME=PATH: write that output to a .npy file (with --emit cubin: PATH)")
+  app.add_option("-o,--output", opt.outputs,
+                 "NAME=PATH: write that output to a .npy file ('-': standard output); with --emit cubin: PATH")
       ->allow_extra_args(false);
   app.add_option("-t,--type", opt.types, "NAME=DTYPE: declare an output's dtype")->allow_extra_args(false);
   app.add_option("--emit", opt.emit, "print the kernel's CUDA source or PTX, or write its cubin (-o PATH); no GPU needed")
@@ -430,9 +477,7 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", opt.verbose, "print phase timings");
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "jitrun: %s\nRun 'jitrun --help' for the options.\n", e.what());
@@ -441,9 +486,7 @@ int main(int argc, char** argv) {
   try {
     return run(opt);
   } catch (const Error& e) {
-    if (e.code() == ErrorCode::Program) std::fprintf(stderr, "%s\n", e.what());
-    else std::fprintf(stderr, "jitrun: %s\n", e.what());
-    return e.exit_code();
+    return tools::report("jitrun", e);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "jitrun: internal error: %s\n", e.what());
     return static_cast<int>(ErrorCode::Internal);
