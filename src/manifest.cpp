@@ -249,6 +249,21 @@ struct Reader {
       k.name = "cujit_kernel";  // cujit::evaluate's symbol
     }
     if (k.layouts.empty()) k.layouts.push_back(ManifestLayout{"contiguous", k.pos});
+    // Input and output dtypes: a dtype or a placeholder of `types`.
+    auto known = [&](const std::string& d) {
+      if (dtype_from_name(d)) return true;
+      for (const auto& [ph, ts] : k.types)
+        if (ph == d) return true;
+      return false;
+    };
+    for (const auto& in : k.inputs)
+      if (!known(in.dtype))
+        error(t.get("inputs")->source(), &k, "inputs", "'{}={}': '{}' is neither a dtype nor a placeholder of 'types'",
+              in.name, in.dtype, in.dtype);
+    for (const auto& [name, d] : k.outputs)
+      if (!known(d))
+        error(t.get("outputs")->source(), &k, "outputs", "'{}={}': '{}' is neither a dtype nor a placeholder of 'types'",
+              name, d, d);
     return k;
   }
 };

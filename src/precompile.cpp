@@ -356,7 +356,8 @@ PrecompileReport precompile_parsed(const Manifest& m, const PrecompileOptions& o
       } catch (const Error& e) {
         std::string msg = e.what();
         // Messages that already say where in the manifest stand as they are.
-        if (msg.compare(0, m.file.size() + 1, m.file + ":") != 0) msg = fmt::format("{}: {}: {}", k.pos.text(), label, msg);
+        if (msg.compare(0, m.file.size() + 1, m.file + ":") != 0)
+          msg = fmt::format("{}: kernel '{}': {}", k.pos_of(k.elementwise ? "operation" : "program").text(), label, msg);
         run.failed(msg, e.exit_code());
       }
     }
