@@ -268,10 +268,39 @@ struct Reader {
   }
 };
 
+// toml++ 3.3 asserts, instead of reporting a syntax error, when a table
+// header has no valid key start ("[[+x]]", found by fuzz_manifest); with
+// NDEBUG the assert becomes an optimizer assumption, so such input must
+// never reach it. Lines inside multi-line strings are skipped.
+void reject_bad_headers(std::string_view text, const std::string& name) {
+  bool in_basic = false, in_literal = false;
+  int line = 0;
+  while (!text.empty()) {
+    ++line;
+    std::size_t nl = text.find('\n');
+    std::string_view l = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    std::size_t at = l.find_first_not_of(" \t");
+    if (!in_basic && !in_literal && at != std::string_view::npos && l[at] == '[') {
+      std::size_t k = at + 1;
+      if (k < l.size() && l[k] == '[') ++k;
+      while (k < l.size() && (l[k] == ' ' || l[k] == '\t')) ++k;
+      unsigned char c = k < l.size() ? static_cast<unsigned char>(l[k]) : 0;
+      if (!(std::isalnum(c) || c == '_' || c == '-' || c == '"' || c == '\''))
+        fail(ErrorCode::Data, "{}:{}:{}: TOML syntax error: a table header needs a key after '['", name, line, k + 1);
+    }
+    for (std::size_t p = l.find("\"\"\""); p != std::string_view::npos; p = l.find("\"\"\"", p + 3))
+      if (!in_literal) in_basic = !in_basic;
+    for (std::size_t p = l.find("\'\'\'"); p != std::string_view::npos; p = l.find("\'\'\'", p + 3))
+      if (!in_basic) in_literal = !in_literal;
+  }
+}
+
 }  // namespace
 
 Manifest parse_manifest(std::string_view text, const std::string& name) {
   Reader r{name};
+  reject_bad_headers(text, name);
   toml::table root;
   try {
     root = toml::parse(text, name);

@@ -165,5 +165,8 @@ TEST_CASE("manifest: errors name file, line, column and field", "[deploy]") {
         "m.toml:5:17: kernel 'k': 'scalars.x': 'double!' is not a scalar kind: use int, float or complex (a C++ number: "
         "weak) or a dtype (a typed scalar)");
   CHECK(error_of("[[kernel]]\nprogram = 3\n") == "m.toml:2:11: kernel #1: 'program': expected a string, got an integer");
+  // toml++ 3.3 would assert on this (fuzz_manifest found it).
+  CHECK(error_of("a = 1\n[[+ernera]\n") == "m.toml:2:3: TOML syntax error: a table header needs a key after '['");
+  CHECK(error_of("a = \"\"\"\n[+ inside a string\"\"\"\n[b]\n").find("table header") == std::string::npos);
   CHECK(error_of("version = 2\n") == "m.toml:1:11: 'version': this cujit reads manifest version 1");
 }
