@@ -168,5 +168,11 @@ TEST_CASE("manifest: errors name file, line, column and field", "[deploy]") {
   // toml++ 3.3 would assert on this (fuzz_manifest found it).
   CHECK(error_of("a = 1\n[[+ernera]\n") == "m.toml:2:3: TOML syntax error: a table header needs a key after '['");
   CHECK(error_of("a = \"\"\"\n[+ inside a string\"\"\"\n[b]\n").find("table header") == std::string::npos);
+  CHECK(error_of("a = 1\n\xef\xbb\x90[\n") == "m.toml:2:1: TOML syntax error: non-ASCII text outside a string or comment");
+  CHECK(error_of("# caf\xc3\xa9\n[[kernel]]\nprogram = \"out = x # \xc3\xa9\"\ninputs = [\"x=float32\"]\n")
+            .find("TOML syntax error") == std::string::npos);  // fine in comments and strings
+  CHECK(error_of("a = 1\n\xef\xbb\x90[\n") == "m.toml:2:1: TOML syntax error: non-ASCII text outside a string or comment");
+  CHECK(error_of("# caf\xc3\xa9\n[[kernel]]\nprogram = \"out = x # \xc3\xa9\"\ninputs = [\"x=float32\"]\n")
+            .find("TOML syntax error") == std::string::npos);  // fine in comments and strings
   CHECK(error_of("version = 2\n") == "m.toml:1:11: 'version': this cujit reads manifest version 1");
 }
