@@ -165,12 +165,9 @@ TEST_CASE("manifest: errors name file, line, column and field", "[deploy]") {
         "m.toml:5:17: kernel 'k': 'scalars.x': 'double!' is not a scalar kind: use int, float or complex (a C++ number: "
         "weak) or a dtype (a typed scalar)");
   CHECK(error_of("[[kernel]]\nprogram = 3\n") == "m.toml:2:11: kernel #1: 'program': expected a string, got an integer");
-  // toml++ 3.3 would assert on this (fuzz_manifest found it).
+  // Input toml++ 3.3 does not survive (fuzz_manifest found it) is a syntax error.
   CHECK(error_of("a = 1\n[[+ernera]\n") == "m.toml:2:3: TOML syntax error: a table header needs a key after '['");
   CHECK(error_of("a = \"\"\"\n[+ inside a string\"\"\"\n[b]\n").find("table header") == std::string::npos);
-  CHECK(error_of("a = 1\n\xef\xbb\x90[\n") == "m.toml:2:1: TOML syntax error: non-ASCII text outside a string or comment");
-  CHECK(error_of("# caf\xc3\xa9\n[[kernel]]\nprogram = \"out = x # \xc3\xa9\"\ninputs = [\"x=float32\"]\n")
-            .find("TOML syntax error") == std::string::npos);  // fine in comments and strings
   CHECK(error_of("a = 1\n\xef\xbb\x90[\n") == "m.toml:2:1: TOML syntax error: non-ASCII text outside a string or comment");
   CHECK(error_of("# caf\xc3\xa9\n[[kernel]]\nprogram = \"out = x # \xc3\xa9\"\ninputs = [\"x=float32\"]\n")
             .find("TOML syntax error") == std::string::npos);  // fine in comments and strings
