@@ -273,21 +273,23 @@ struct Reader {
 //  - a table header with no valid key start ("[[+x]]") fails an assert, which
 //    with NDEBUG becomes an optimizer assumption;
 //  - its generated is_non_ascii_horizontal_whitespace() reaches
-//    __builtin_unreachable for most non-ASCII code points (U+00E9, U+FED0).
-// TOML allows non-ASCII text only in strings and comments, so refusing it
-// elsewhere (and where a multi-line string trims whitespace after a
-// backslash) rejects no valid manifest. A small scanner of TOML's strings
-// and comments finds those places.
+//    __builtin_unreachable for many non-ASCII code points (U+0456, U+FED0),
+//    and it is called wherever its scanner happens to be, strings included.
+// So manifests are ASCII: non-ASCII text in strings is written as \uXXXX
+// escapes (record mode writes them so), which TOML decodes to the same text.
+// A small scanner of TOML's strings and comments finds table headers.
 void reject_unsafe_input(std::string_view text, const std::string& name) {
   enum class In { Code, Basic, Literal, MlBasic, MlLiteral, Comment } in = In::Code;
   int line = 1;
   std::size_t line_start = 0;
-  bool at_line_start = true, trimming = false;
+  bool at_line_start = true;
   auto refuse = [&](std::size_t at, const char* what) {
     fail(ErrorCode::Data, "{}:{}:{}: TOML syntax error: {}", name, line, at - line_start + 1, what);
   };
   for (std::size_t k = 0; k < text.size(); ++k) {
     const unsigned char c = static_cast<unsigned char>(text[k]);
+    if (c >= 0x80)
+      refuse(k, "non-ASCII text; manifests are ASCII: write it as a \\uXXXX escape in a string");
     auto next_is = [&](std::string_view s) { return text.substr(k, s.size()) == s; };
     if (c == '\n') {
       ++line;
@@ -298,7 +300,6 @@ void reject_unsafe_input(std::string_view text, const std::string& name) {
     }
     switch (in) {
       case In::Code:
-        if (c >= 0x80) refuse(k, "non-ASCII text outside a string or comment");
         if (c == ' ' || c == '\t' || c == '\r') break;
         if (at_line_start && c == '[') {
           std::size_t j = k + 1;
@@ -331,12 +332,8 @@ void reject_unsafe_input(std::string_view text, const std::string& name) {
         if (c == '\'') in = In::Code;
         break;
       case In::MlBasic:
-        if (trimming && c >= 0x80) refuse(k, "non-ASCII text after a line-ending backslash");
-        if (c != ' ' && c != '\t' && c != '\r') trimming = false;
         if (c == '\\') {
-          char d = k + 1 < text.size() ? text[k + 1] : '\0';
-          if (d == ' ' || d == '\t' || d == '\r' || d == '\n') trimming = true;
-          else ++k;
+          ++k;
         } else if (next_is("\"\"\"")) {
           in = In::Code;
           k += 2;

@@ -39,7 +39,26 @@ void warn_once(const std::string& line) {
 
 std::string toml_quote(std::string_view s) {
   std::string out = "\"";
-  for (char c : s) {
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    const char c = s[k];
+    const unsigned char b = static_cast<unsigned char>(c);
+    if (b >= 0x80) {
+      // Manifests are ASCII (src/manifest.cpp): UTF-8 becomes \uXXXX; a
+      // byte that is no UTF-8 becomes U+FFFD.
+      int len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+      std::uint32_t cp = len == 4 ? b & 0x07u : len == 3 ? b & 0x0Fu : b & 0x1Fu;
+      bool ok = len > 1 && k + static_cast<std::size_t>(len) <= s.size();
+      for (int j = 1; ok && j < len; ++j) {
+        unsigned char t = static_cast<unsigned char>(s[k + static_cast<std::size_t>(j)]);
+        ok = (t & 0xC0) == 0x80;
+        cp = (cp << 6) | (t & 0x3Fu);
+      }
+      ok = ok && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) && cp >= (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u);
+      if (!ok) cp = 0xFFFD, len = 1;
+      out += cp > 0xFFFF ? fmt::format("\\U{:08X}", cp) : fmt::format("\\u{:04X}", cp);
+      k += static_cast<std::size_t>(len) - 1;
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
