@@ -343,14 +343,17 @@ int nvrtc_version() {
 }
 
 std::vector<int> nvrtc_supported_archs() {
-  static const std::vector<int> archs = [] {
+  // Never destroyed: the prewarm thread (joined by a static destructor) may
+  // still read it after statics built later than the thread are gone; it
+  // crashed a fast `jitrun --emit` under load.
+  static const std::vector<int>& archs = *new std::vector<int>([] {
     int n = 0;
     nvrtc_check(nvrtcGetNumSupportedArchs(&n), "nvrtcGetNumSupportedArchs");
     std::vector<int> a(static_cast<std::size_t>(n));
     if (n > 0) nvrtc_check(nvrtcGetSupportedArchs(a.data()), "nvrtcGetSupportedArchs");
     std::sort(a.begin(), a.end());
     return a;
-  }();
+  }());
   return archs;
 }
 

@@ -10,6 +10,17 @@
 #include "fail.hpp"
 
 #ifdef CUJIT_HAVE_TOMLPLUSPLUS
+// toml++ 3.3 (Debian 12) asserts on some malformed input before reporting it
+// (fuzz_manifest found several: a '}' where an array value belongs, a table
+// header with no key), and with NDEBUG its asserts become optimizer
+// assumptions (__builtin_assume under clang): undefined behaviour. Its
+// parser reports those inputs as syntax errors once the checks are out of
+// its way, as its release builds with GCC do, so they are no-ops here.
+#include <toml++/impl/preprocessor.h>
+#undef TOML_ASSERT
+#define TOML_ASSERT(expr) static_cast<void>(0)
+#undef TOML_ASSERT_ASSUME
+#define TOML_ASSERT_ASSUME(expr) static_cast<void>(0)
 #include <toml++/toml.h>
 #endif
 
