@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -301,11 +302,25 @@ std::vector<std::string> include_options(const std::string& source, const std::s
 
 // The prewarm thread, joined at exit so it never runs into static destructors.
 struct PrewarmThread {
+  std::mutex mu;
   std::thread thread;
-  ~PrewarmThread() {
+  void join() {
+    std::lock_guard<std::mutex> lock(mu);
     if (thread.joinable()) thread.join();
   }
+  ~PrewarmThread() { join(); }
 };
+std::atomic<PrewarmThread*> prewarm_thread{nullptr};
+
+// A compile waits for the prewarm compile to end: NVRTC state the prewarm
+// creates is registered for destruction after the prewarm thread's joiner,
+// so a process that exits while it still compiles crashes in libnvrtc
+// (seen with `jitrun --emit` under load). The wait costs nothing the compile
+// would not pay anyway (NVRTC's start-up); a process that never compiles is
+// not covered by this.
+void wait_for_prewarm() {
+  if (PrewarmThread* p = prewarm_thread.load()) p->join();
+}
 
 }  // namespace
 
@@ -316,6 +331,8 @@ void prewarm_nvrtc() noexcept {
       const char* env = std::getenv("CUJIT_PREWARM");
       if (env && std::string_view(env) == "0") return;
       static PrewarmThread p;
+      std::lock_guard<std::mutex> lock(p.mu);
+      prewarm_thread = &p;
       p.thread = std::thread([] {
         try {
           preload_nvrtc_builtins();
@@ -393,6 +410,7 @@ const std::vector<std::string>& cuda_include_dirs() {
 
 CompiledKernel compile_cuda(const std::string& source, const std::string& name_for_log,
                             const CompileOptions& opt) {
+  wait_for_prewarm();
   auto t0 = std::chrono::steady_clock::now();
   CompiledKernel k;
   k.arch = resolve_arch(opt.arch);
