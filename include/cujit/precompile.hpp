@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cujit/export.hpp"
+
 namespace cujit {
 
 // One kernel done, for progress display.
@@ -49,9 +51,9 @@ struct PrecompileReport {
   int exit_code = 0;                // 0, or the ErrorCode of the first failure
 };
 
-PrecompileReport precompile(const std::string& manifest_path, const PrecompileOptions& options = {});
+CUJIT_API PrecompileReport precompile(const std::string& manifest_path, const PrecompileOptions& options = {});
 // The manifest `toml`, named `name` in messages.
-PrecompileReport precompile_manifest(std::string_view toml, const std::string& name,
+CUJIT_API PrecompileReport precompile_manifest(std::string_view toml, const std::string& name,
                                      const PrecompileOptions& options = {});
 
 }  // namespace cujit
