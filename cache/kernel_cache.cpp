@@ -630,6 +630,13 @@ std::uint64_t KernelCache::clear() const {
   return removed;
 }
 
+int KernelCache::store_encoded(const Key& key, std::string_view bytes) {
+  if (!impl_->disk) return ENOENT;
+  const std::string path = impl_->entry_path(key);
+  if (int err = make_dirs(path.substr(0, path.rfind('/')))) return err;
+  return write_atomic(path, bytes);
+}
+
 KernelCache& global_cache() {
   static KernelCache* cache = new KernelCache();
   return *cache;

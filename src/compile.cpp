@@ -1,6 +1,8 @@
 #include "compile.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <nvrtc.h>
 #include <sys/stat.h>
 
@@ -9,7 +11,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "driver.hpp"
@@ -311,14 +312,6 @@ std::vector<std::string> include_options(const std::string& source, const std::s
   return o;
 }
 
-// The prewarm thread, joined at exit so it never runs into static destructors.
-struct PrewarmThread {
-  std::thread thread;
-  ~PrewarmThread() {
-    if (thread.joinable()) thread.join();
-  }
-};
-
 }  // namespace
 
 void prewarm_nvrtc() noexcept {
@@ -327,21 +320,25 @@ void prewarm_nvrtc() noexcept {
     std::call_once(once, [] {
       const char* env = std::getenv("CUJIT_PREWARM");
       if (env && std::string_view(env) == "0") return;
-      static PrewarmThread p;
-      p.thread = std::thread([] {
-        try {
-          preload_nvrtc_builtins();
-          int arch = cap_arch(90);
-          std::vector<std::string> options = code_options(arch, CompileOptions{});
-          Program prog("extern \"C\" __global__ void cj_prewarm() {}\n", "cj_prewarm.cu");
-          run_compile(prog, options);  // the result does not matter: only the start-up does
-        } catch (...) {
-          // A broken NVRTC is reported by the real compile, with its context.
-        }
-      });
+      // Asks the kernel to read libnvrtc and its builtins into the page cache
+      // in the background (readahead): no thread of ours runs NVRTC code, so
+      // a process that exits before it compiles has nothing to race with.
+      // An earlier version compiled an empty kernel on a thread, which
+      // crashed in libnvrtc's exit handlers when the process ended first.
+      std::string dir = nvrtc_lib_dir();
+      if (dir.empty()) return;
+      Dl_info info{};
+      std::vector<std::string> files = {dir + "/" + builtins_soname()};
+      if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname) files.push_back(info.dli_fname);
+      for (const std::string& f : files) {
+        int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ::posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
+        ::close(fd);
+      }
     });
   } catch (...) {
-    // No thread could be started: the first compile pays the start-up itself.
+    // Nothing to warm: the first compile pays the start-up itself.
   }
 }
 
@@ -355,14 +352,15 @@ int nvrtc_version() {
 }
 
 std::vector<int> nvrtc_supported_archs() {
-  static const std::vector<int> archs = [] {
+  // Never destroyed, so no exit path can read it after its destructor.
+  static const std::vector<int>& archs = *new std::vector<int>([] {
     int n = 0;
     nvrtc_check(nvrtcGetNumSupportedArchs(&n), "nvrtcGetNumSupportedArchs");
     std::vector<int> a(static_cast<std::size_t>(n));
     if (n > 0) nvrtc_check(nvrtcGetSupportedArchs(a.data()), "nvrtcGetSupportedArchs");
     std::sort(a.begin(), a.end());
     return a;
-  }();
+  }());
   return archs;
 }
 

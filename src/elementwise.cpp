@@ -15,7 +15,9 @@
 #include "fail.hpp"
 #include "launch.hpp"
 #include "parse.hpp"
+#include "precompile.hpp"
 #include "raw_cuda.hpp"
+#include "record.hpp"
 #include "scratch.hpp"
 
 namespace cujit {
@@ -150,6 +152,7 @@ struct Binding {
 
 struct ElementwiseKernel::Impl {
   std::string name;
+  std::string in_text, out_text;  // as given
   ElementwiseOptions opt;
   std::string operation;
   std::vector<ParamDecl> ins, outs;
@@ -159,10 +162,55 @@ struct ElementwiseKernel::Impl {
   mutable std::shared_mutex mu;
   mutable std::unordered_map<std::string, std::unique_ptr<Binding>> bindings;  // by the arguments' codes
 
+  // The binding of a call with these arguments, made on first use.
+  const Binding* binding(const Arg* args, std::size_t count, bool given) const {
+    // The binding key: one byte per argument (no heap for up to 14 arguments).
+    std::string key(count + 1, '\0');
+    key[0] = given ? 'g' : 'a';
+    for (std::size_t k = 0; k < count; ++k) key[k + 1] = static_cast<char>(arg_code(args[k]));
+    const Binding* b = find(key);
+    if (!b) {
+      std::unique_ptr<Binding> nb = bind(args, given);
+      std::unique_lock<std::shared_mutex> lock(mu);
+      auto& slot = bindings[key];
+      if (!slot) slot = std::move(nb);
+      b = slot.get();
+    }
+    return b;
+  }
+
   const Binding* find(const std::string& key) const {
     std::shared_lock<std::shared_mutex> lock(mu);
     auto it = bindings.find(key);
     return it == bindings.end() ? nullptr : it->second.get();
+  }
+
+  // The manifest fields that make this binding again (record mode): the
+  // kernel, the placeholders' dtypes and how each scalar argument was passed.
+  std::string recipe(const std::map<std::string, DType>& bound, const Arg* args, bool outputs_given) const {
+    std::string r = "name = " + toml_quote(name) + "\nin_params = " + toml_quote(in_text) + "\nout_params = " +
+                    toml_quote(out_text) + "\noperation = " + toml_quote(operation) + "\n";
+    if (opt.raw_cuda) r += "raw_cuda = true\n";
+    if (!opt.preamble.empty()) r += "preamble = " + toml_quote(opt.preamble) + "\n";
+    std::string types;
+    for (const auto& [ph, t] : bound) {
+      // An output's placeholder bound only by allocated outputs is no binding.
+      bool by_input = outputs_given;
+      for (std::size_t k = 0; k < ins.size() && !by_input; ++k) by_input = ins[k].placeholder == ph && !args[k].is_weak();
+      if (by_input) types += (types.empty() ? "" : ", ") + ph + " = [" + toml_quote(dtype_name(t)) + "]";
+    }
+    if (!types.empty()) r += "types = { " + types + " }\n";
+    std::string scalars;
+    for (std::size_t k = 0; k < ins.size(); ++k) {
+      const Arg& a = args[k];
+      if (!is_scalar(a)) continue;
+      const char* kind = a.kind() == Arg::Kind::WeakInt ? "int" : a.kind() == Arg::Kind::WeakFloat ? "float"
+                         : a.kind() == Arg::Kind::WeakComplex ? "complex" : nullptr;
+      scalars += (scalars.empty() ? "" : ", ") + ins[k].name + " = " +
+                 toml_quote(kind ? std::string_view(kind) : dtype_name(a.view().dtype));
+    }
+    if (!scalars.empty()) r += "scalars = { " + scalars + " }\n";
+    return r;
   }
 
   // Binds the placeholders from the arguments and checks the program for them.
@@ -258,6 +306,7 @@ struct ElementwiseKernel::Impl {
       b->out_slot.push_back(slot);
       b->out_dtype.push_back(program->outputs[static_cast<std::size_t>(slot)].dtype);
     }
+    g.recipe = recipe(bound, args, outputs_given);
     b->gpu = std::make_unique<GpuProgram>(std::move(program), std::move(g));
     return b;
   }
@@ -272,6 +321,8 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
   m.name = name;
   m.opt = std::move(options);
   m.operation = operation;
+  m.in_text = in_params;
+  m.out_text = out_params;
   if (!is_identifier(name) || name.compare(0, 3, "cj_") == 0)
     fail(ErrorCode::Usage, "kernel name '{}' must be a C identifier that does not start with cj_", name);
   m.ins = parse_params(in_params, "in_params");
@@ -394,18 +445,7 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
              m.name, m.outs[k].name, device);
     }
 
-  // The binding key: one byte per argument (no heap for up to 14 arguments).
-  std::string key(count + 1, '\0');
-  key[0] = given ? 'g' : 'a';
-  for (std::size_t k = 0; k < count; ++k) key[k + 1] = static_cast<char>(arg_code(args[k]));
-  const Binding* b = m.find(key);
-  if (!b) {
-    std::unique_ptr<Binding> nb = m.bind(args, given);
-    std::unique_lock<std::shared_mutex> lock(m.mu);
-    auto& slot = m.bindings[key];
-    if (!slot) slot = std::move(nb);
-    b = slot.get();
-  }
+  const Binding* b = m.binding(args, count, given);
 
   // Views in program order; scalars converted where the binding says so.
   struct ScalarBytes {
@@ -478,6 +518,72 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
   }
   if (given) return {};  // no names to share: the hot path of given outputs stays free of atomics
   return OutputArrays(std::move(allocated), m.out_names);
+}
+
+const GpuProgram& ElementwiseAccess::program_for(const ElementwiseKernel& k, const Arg* args, std::size_t count) {
+  return *k.impl_->binding(args, count, count == k.impl_->ins.size() + k.impl_->outs.size())->gpu;
+}
+
+std::vector<Arg> ElementwiseAccess::stand_ins(const ElementwiseKernel& k, const std::map<std::string, DType>& types,
+                                              const std::map<std::string, std::string>& scalars,
+                                              std::vector<bool>& host_value) {
+  const ElementwiseKernel::Impl& m = *k.impl_;
+  for (const auto& [name, kind] : scalars) {
+    bool known = false;
+    for (const ParamDecl& d : m.ins) known = known || d.name == name;
+    if (!known) fail(ErrorCode::Usage, "kernel '{}': scalars: '{}' is not an input", m.name, name);
+  }
+  for (const auto& [ph, t] : types) {
+    bool known = false;
+    for (const auto* list : {&m.ins, &m.outs})
+      for (const ParamDecl& d : *list) known = known || d.placeholder == ph;
+    if (!known) fail(ErrorCode::Usage, "kernel '{}': types: '{}' is no placeholder of its parameters", m.name, ph);
+  }
+  auto dtype_of = [&](const ParamDecl& d) -> std::optional<DType> {
+    if (d.dtype) return d.dtype;
+    auto it = types.find(d.placeholder);
+    return it == types.end() ? std::nullopt : std::optional<DType>(it->second);
+  };
+  // Stand-in arrays are never read: only their dtype and kind count.
+  static const char dummy[16] = {};
+  auto array = [](DType t) {
+    ArrayView v;
+    v.data = const_cast<char*>(dummy);
+    v.dtype = t;
+    v.shape.ndim = 1;
+    v.shape[0] = 1;
+    v.strides = ArrayView::contiguous_strides(v.shape, t);
+    v.device = Device::cuda(0);
+    return Arg(v);
+  };
+  std::vector<Arg> args;
+  host_value.clear();
+  for (const ParamDecl& d : m.ins) {
+    auto it = scalars.find(d.name);
+    if (it != scalars.end()) {
+      const std::string& kind = it->second;
+      if (kind == "int") args.emplace_back(std::int64_t{0});
+      else if (kind == "float") args.emplace_back(0.0);
+      else if (kind == "complex") args.emplace_back(std::complex<double>(0.0, 0.0));
+      else if (auto t = dtype_from_name(kind)) args.push_back(Arg::typed(*t, 0));
+      else fail(ErrorCode::Usage, "kernel '{}': scalars: '{}' is int, float, complex or a dtype, not '{}'", m.name, d.name, kind);
+      host_value.push_back(true);
+      continue;
+    }
+    auto t = dtype_of(d);
+    if (!t)
+      fail(ErrorCode::Usage, "kernel '{}': input '{}' is of placeholder {}, which types does not bind", m.name, d.name,
+           d.placeholder);
+    args.push_back(array(*t));
+    host_value.push_back(false);
+  }
+  // Outputs are passed when every output's dtype is known, so that a
+  // placeholder of outputs alone is bound as given arrays bind it.
+  std::vector<Arg> outs;
+  for (const ParamDecl& d : m.outs)
+    if (auto t = dtype_of(d)) outs.push_back(array(*t));
+  if (outs.size() == m.outs.size()) args.insert(args.end(), outs.begin(), outs.end());
+  return args;
 }
 
 }  // namespace cujit

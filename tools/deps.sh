@@ -69,6 +69,14 @@ MSG
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${pkgs[@]}"
   fi
+  # toml++ only serves precompile manifests: without it cujit builds and the
+  # manifest features say what to install (universe on Ubuntu 24.04).
+  if ! dpkg -s libtomlplusplus-dev >/dev/null 2>&1; then
+    echo "cujit: installing libtomlplusplus-dev for precompile manifests"
+    { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } && $sudo apt-get update -qq >/dev/null 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libtomlplusplus-dev >/dev/null 2>&1 ||
+      echo "cujit: libtomlplusplus-dev could not be installed; building without precompile manifests"
+  fi
   # clang only serves the fuzz target: if it cannot be installed, the tests still run.
   if [ "$want_clang" = yes ] && ! dpkg -s clang >/dev/null 2>&1; then
     echo "cujit: installing clang for the fuzz target"

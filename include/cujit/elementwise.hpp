@@ -50,6 +50,7 @@
 // A kernel object may be called from many threads at once.
 #pragma once
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +60,7 @@
 #include "cujit/arg.hpp"
 #include "cujit/array.hpp"
 #include "cujit/export.hpp"
+#include "cujit/precompile.hpp"
 
 namespace cujit {
 
@@ -119,7 +121,21 @@ class CUJIT_API ElementwiseKernel {
   std::size_t num_inputs() const;
   std::size_t num_outputs() const;
 
+  // Compiles ahead, with no GPU, the kernels that calls would use: with the
+  // placeholders bound as `types` says ({{"T", DType::Float32}}; an output's
+  // placeholder listed there is bound as if the output arrays were given),
+  // for arrays of each layout ("contiguous", "strided", "broadcast"; see
+  // docs/deploy.md) and each target. `scalars` names the inputs passed as
+  // scalars and how: "int", "float" or "complex" (a C++ number) or a dtype
+  // name (Arg::typed). Later calls of this object skip even the source
+  // rendering; other processes find the kernels in the disk cache.
+  PrecompileReport precompile(const std::map<std::string, DType>& types,
+                              const std::vector<std::string>& layouts = {"contiguous"},
+                              const std::map<std::string, std::string>& scalars = {},
+                              const PrecompileOptions& options = {}) const;
+
  private:
+  friend struct ElementwiseAccess;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -238,7 +238,7 @@ TEST_CASE("select_image takes the cubin where it runs and PTX on newer GPUs") {
   }
 }
 
-TEST_CASE("prewarm_nvrtc starts NVRTC once in the background and compiles still work beside it", "[compile]") {
+TEST_CASE("prewarm_nvrtc reads NVRTC ahead once and compiles work after it", "[compile]") {
   cujit::prewarm_nvrtc();
   cujit::prewarm_nvrtc();  // once per process: the second call does nothing
   cujit::CompileOptions o;

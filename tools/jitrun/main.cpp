@@ -207,7 +207,7 @@ void print_cache_counters() {
 // --emit: the kernel a GPU run of these inputs would use, as source, PTX or
 // cubin. The layout is planned as for arrays in fresh device memory (aligned,
 // C-contiguous); no GPU is needed.
-int emit(const Options& opt, const Program& program, const std::vector<Input>& inputs, const Shape* shape) {
+int emit(const Options& opt, const std::shared_ptr<const Program>& program, const std::vector<Input>& inputs, const Shape* shape) {
   using clock = std::chrono::steady_clock;
   if (opt.emit != "source" && opt.emit != "ptx" && opt.emit != "cubin")
     fail(ErrorCode::Usage, "--emit must be source, ptx or cubin, got '{}'", opt.emit);
@@ -225,8 +225,8 @@ int emit(const Options& opt, const Program& program, const std::vector<Input>& i
   }
   std::vector<ArrayView> views;
   for (const Input& in : inputs) views.push_back(in.view);
-  Shape out_shape = shape ? *shape : broadcast_shape(program, views.data());
-  for (const Var& v : program.outputs) {
+  Shape out_shape = shape ? *shape : broadcast_shape(*program, views.data());
+  for (const Var& v : program->outputs) {
     OperandView o;
     o.dtype = v.dtype;
     o.shape = out_shape;
@@ -235,35 +235,43 @@ int emit(const Options& opt, const Program& program, const std::vector<Input>& i
     fake += (static_cast<std::uintptr_t>(out_shape.size()) * dtype_size(v.dtype) + 511) & ~std::uintptr_t{255};
     outs.push_back(o);
   }
+  // The launcher's own planning and cache path: what is emitted (and, for
+  // PTX and cubin, compiled into the kernel cache and recorded with
+  // CUJIT_RECORD) is the kernel a GPU run would look up.
+  GpuOptions go;
+  go.kernel_name = "jitrun";
+  GpuProgram g(program, go);
   auto t0 = clock::now();
-  LaunchPlan plan = plan_launch(program, ins, outs, GpuOptions{}.max_vector);
-  std::string source = generate_source(program, plan.layout, "jitrun");
+  KernelLayout layout = g.plan(ins, outs);
   double t_codegen = ms_since(t0);
   if (opt.emit == "source") {
+    std::string source = g.source(layout);
+    t_codegen = ms_since(t0);
     std::fputs(source.c_str(), stdout);
   } else {
-    CompileOptions co;
-    co.arch = cap_arch(!opt.arch.empty() ? parse_arch(opt.arch) : gpu_available() ? device_info(0).arch() : 90);
+    const int arch = cap_arch(!opt.arch.empty() ? parse_arch(opt.arch) : gpu_available() ? device_info(0).arch() : 90);
+    if (opt.emit == "cubin" && (opt.outputs.size() != 1 || opt.outputs[0].find('=') != std::string::npos))
+      fail(ErrorCode::Usage, "--emit cubin writes a file: give its path with -o PATH");
     auto t1 = clock::now();
-    CompiledKernel k = compile_cuda(source, "jitrun", co);
-    if (opt.verbose) std::fprintf(stderr, "jitrun: NVRTC %.1f ms for %s\n", ms_since(t1), k.target.c_str());
+    bool compiled = false;
+    auto k = g.compile(layout, arch, &compiled);
+    if (opt.verbose)
+      std::fprintf(stderr, "jitrun: %s %.1f ms for %s\n", compiled ? "NVRTC" : "kernel cache", ms_since(t1), k->target.c_str());
     if (opt.emit == "ptx") {
-      std::fputs(k.ptx.c_str(), stdout);
+      std::fputs(k->ptx.c_str(), stdout);
     } else {
-      if (opt.outputs.size() != 1 || opt.outputs[0].find('=') != std::string::npos)
-        fail(ErrorCode::Usage, "--emit cubin writes a file: give its path with -o PATH");
       const bool to_stdout = opt.outputs[0] == "-";
       if (to_stdout && ::isatty(STDOUT_FILENO) == 1)
         fail(ErrorCode::Usage, "--emit cubin -o -: standard output is a terminal; redirect it to a file or a pipe");
       FILE* f = to_stdout ? stdout : std::fopen(opt.outputs[0].c_str(), "wb");
-      if (!f || std::fwrite(k.cubin.data(), 1, k.cubin.size(), f) != k.cubin.size() || (to_stdout ? std::fflush(f) : std::fclose(f)) != 0)
+      if (!f || std::fwrite(k->cubin.data(), 1, k->cubin.size(), f) != k->cubin.size() || (to_stdout ? std::fflush(f) : std::fclose(f)) != 0)
         fail(ErrorCode::Data, "{}: cannot write the cubin: {}", to_stdout ? "standard output" : opt.outputs[0], std::strerror(errno));
-      std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s\n", k.cubin.size(), k.target.c_str(),
+      std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s\n", k->cubin.size(), k->target.c_str(),
                    to_stdout ? "standard output" : opt.outputs[0].c_str());
     }
   }
   if (opt.verbose)
-    std::fprintf(stderr, "jitrun: layout %s; plan+codegen %.3f ms\n", plan.layout.key_string().c_str(), t_codegen);
+    std::fprintf(stderr, "jitrun: layout %s; plan+codegen %.3f ms\n", layout.key_string().c_str(), t_codegen);
   return 0;
 }
 
@@ -361,7 +369,7 @@ int run(const Options& args) {
       }
   }
 
-  if (!opt.emit.empty()) return emit(opt, *program, inputs, shape);
+  if (!opt.emit.empty()) return emit(opt, program, inputs, shape);
 
   std::vector<std::pair<std::string, Array>> outs;
   if (device < 0) {
