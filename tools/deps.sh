@@ -13,6 +13,29 @@ cujit_find_cuda() {
   return 1
 }
 
+# The locale test (tests/unit/test_locale.cpp) needs a comma-decimal locale
+# (de_DE.UTF-8), and checks identifiers under a Latin-1 one (de_DE) where there
+# is one; without them it is skipped. Debian and Ubuntu ship the definitions in the
+# `locales` package and build only the ones named in /etc/locale.gen.
+cujit_comma_locale() {
+  if locale -a 2>/dev/null | grep -qiE '^(de_DE|fr_FR)\.utf-?8$' && locale -a 2>/dev/null | grep -qx 'de_DE'; then return 0; fi
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo"; else
+      echo "cujit: no comma-decimal locale (de_DE.UTF-8) and no root to generate it: the locale test will be skipped" >&2
+      return 0
+    fi
+  fi
+  echo "cujit: generating the de_DE.UTF-8 and de_DE (Latin-1) locales for the locale test"
+  { dpkg -s locales >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq locales >/dev/null 2>&1; } &&
+    if [ -f /etc/locale.gen ]; then
+      $sudo sed -i -e 's/^# *de_DE.UTF-8 UTF-8/de_DE.UTF-8 UTF-8/' -e 's/^# *de_DE ISO-8859-1/de_DE ISO-8859-1/' /etc/locale.gen &&
+        $sudo locale-gen >/dev/null 2>&1
+    else
+      $sudo locale-gen de_DE.UTF-8 de_DE >/dev/null 2>&1  # Ubuntu without /etc/locale.gen
+    fi || echo "cujit: could not generate de_DE.UTF-8: the locale test will be skipped" >&2
+}
+
 cujit_install_deps() {
   local want_clang="${1:-no}"
   if ! CUDA_DIR=$(cujit_find_cuda); then
@@ -45,6 +68,14 @@ MSG
     fi
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${pkgs[@]}"
+  fi
+  # toml++ only serves precompile manifests: without it cujit builds and the
+  # manifest features say what to install (universe on Ubuntu 24.04).
+  if ! dpkg -s libtomlplusplus-dev >/dev/null 2>&1; then
+    echo "cujit: installing libtomlplusplus-dev for precompile manifests"
+    { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } && $sudo apt-get update -qq >/dev/null 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libtomlplusplus-dev >/dev/null 2>&1 ||
+      echo "cujit: libtomlplusplus-dev could not be installed; building without precompile manifests"
   fi
   # clang only serves the fuzz target: if it cannot be installed, the tests still run.
   if [ "$want_clang" = yes ] && ! dpkg -s clang >/dev/null 2>&1; then

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "cujit/dtype.hpp"
 #include "cujit/export.hpp"
@@ -26,11 +27,20 @@ struct Device {
   bool operator!=(const Device& o) const { return !(*this == o); }
 };
 
+// One extent of a Shape, from any integer type, so `Shape{v.size()}` (a
+// size_t) and `Shape{n, 3}` compile without a narrowing error.
+struct Extent {
+  template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  constexpr Extent(I v) : value(static_cast<std::int64_t>(v)) {}  // NOLINT: implicit by design
+  std::int64_t value;
+};
+
 struct CUJIT_API Shape {
   int ndim = 0;
   std::array<std::int64_t, kMaxDims> dims{};
   Shape() = default;
-  Shape(std::initializer_list<std::int64_t> d);
+  // Shape{1000}, Shape{rows, cols}; more than kMaxDims extents is a Data error.
+  Shape(std::initializer_list<Extent> d);
   std::int64_t operator[](int k) const { return dims[k]; }
   std::int64_t& operator[](int k) { return dims[k]; }
   std::int64_t size() const;  // product of the extents; 1 for a 0-d shape
@@ -57,6 +67,36 @@ struct CUJIT_API ArrayView {
   bool is_c_contiguous() const;
   // C-contiguous byte strides for a shape.
   static Shape contiguous_strides(const Shape& shape, DType dtype);
+
+  // A C-contiguous view of memory the caller owns and keeps alive, the
+  // dtype taken from the pointer's element type (float -> float32,
+  // std::int16_t -> int16, std::complex<double> -> complex128, bool):
+  //
+  //   std::vector<float> v(1000);
+  //   auto x = cujit::ArrayView::host(v.data(), {v.size()});
+  //
+  // A const pointer gives a view for inputs: writing through it (passing it
+  // as an output) is the caller's error. float16 and bfloat16 have no C++
+  // type: name the dtype (host(p, DType::Float16, shape)).
+  template <class T>
+  static ArrayView host(T* data, const Shape& shape) {
+    return wrap(const_cast<std::remove_const_t<T>*>(data), dtype_of<std::remove_const_t<T>>, shape, Device::cpu());
+  }
+  static ArrayView host(const void* data, DType dtype, const Shape& shape) {
+    return wrap(const_cast<void*>(data), dtype, shape, Device::cpu());
+  }
+  // The same for memory of CUDA device `device` (from cuMemAlloc, cudaMalloc,
+  // another library's tensor).
+  template <class T>
+  static ArrayView cuda(T* data, const Shape& shape, int device = 0) {
+    return wrap(const_cast<std::remove_const_t<T>*>(data), dtype_of<std::remove_const_t<T>>, shape, Device::cuda(device));
+  }
+  static ArrayView cuda(const void* data, DType dtype, const Shape& shape, int device = 0) {
+    return wrap(const_cast<void*>(data), dtype, shape, Device::cuda(device));
+  }
+
+ private:
+  static ArrayView wrap(void* data, DType dtype, const Shape& shape, Device device);
 };
 
 // An owning, C-contiguous host array (64-byte aligned).

@@ -1,5 +1,6 @@
 // The 15 element types of the cujit language (NumPy's, plus bfloat16).
 #pragma once
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -24,6 +25,30 @@ CUJIT_API std::string_view dtype_name(DType t);
 // Canonical names and the aliases `double` and `half`; nullopt otherwise.
 CUJIT_API std::optional<DType> dtype_from_name(std::string_view name);
 CUJIT_API std::size_t dtype_size(DType t);
+
+// The dtype of a C++ element type: dtype_of<float> is DType::Float32. Defined
+// for bool, the fixed-width integers (and long long), float, double and
+// std::complex<float|double>; anything else does not compile.
+template <class T> struct DTypeOf;
+template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
+template <> struct DTypeOf<std::int8_t> { static constexpr DType value = DType::Int8; };
+template <> struct DTypeOf<std::int16_t> { static constexpr DType value = DType::Int16; };
+template <> struct DTypeOf<std::int32_t> { static constexpr DType value = DType::Int32; };
+template <> struct DTypeOf<std::uint8_t> { static constexpr DType value = DType::UInt8; };
+template <> struct DTypeOf<std::uint16_t> { static constexpr DType value = DType::UInt16; };
+template <> struct DTypeOf<std::uint32_t> { static constexpr DType value = DType::UInt32; };
+// long and long long are distinct types of 64 bits; int64_t is one of them.
+template <> struct DTypeOf<long> { static constexpr DType value = sizeof(long) == 8 ? DType::Int64 : DType::Int32; };
+template <> struct DTypeOf<long long> { static constexpr DType value = DType::Int64; };
+template <> struct DTypeOf<unsigned long> {
+  static constexpr DType value = sizeof(unsigned long) == 8 ? DType::UInt64 : DType::UInt32;
+};
+template <> struct DTypeOf<unsigned long long> { static constexpr DType value = DType::UInt64; };
+template <> struct DTypeOf<float> { static constexpr DType value = DType::Float32; };
+template <> struct DTypeOf<double> { static constexpr DType value = DType::Float64; };
+template <> struct DTypeOf<std::complex<float>> { static constexpr DType value = DType::Complex64; };
+template <> struct DTypeOf<std::complex<double>> { static constexpr DType value = DType::Complex128; };
+template <class T> inline constexpr DType dtype_of = DTypeOf<T>::value;
 
 constexpr bool is_bool(DType t) { return t == DType::Bool; }
 constexpr bool is_signed_int(DType t) { return t >= DType::Int8 && t <= DType::Int64; }

@@ -1,7 +1,7 @@
 // One call that runs a cujit program, wherever its arrays are:
 //
 //   auto outs = cujit::evaluate("out = sin(x)*5", {{"x", x}});
-//   cujit::Array out = outs[0].array;
+//   cujit::Array out = outs["out"];           // or outs[0].array
 //
 // On the GPU when the input arrays are in CUDA device memory (all on one
 // device), on the CPU evaluator when they are in host memory. The outputs are
@@ -35,6 +35,18 @@ struct NamedArray {
   Array array;
 };
 
+// evaluate()'s outputs in order of first assignment (outs[0].array), and by
+// name (outs["out"]).
+class CUJIT_API NamedArrays : public std::vector<NamedArray> {
+ public:
+  using std::vector<NamedArray>::vector;
+  using std::vector<NamedArray>::operator[];
+  // The output named `name`; a Usage error naming the outputs when there is none.
+  const Array& operator[](std::string_view name) const;
+  Array& operator[](std::string_view name);
+  bool contains(std::string_view name) const;
+};
+
 struct EvaluateOptions {
   // Where to run: nullopt = where the arrays are (the CPU when no input is an
   // array); Device::cpu() forces the CPU evaluator (device arrays are copied
@@ -46,7 +58,7 @@ struct EvaluateOptions {
   bool fast_math = false;
 };
 
-CUJIT_API std::vector<NamedArray> evaluate(std::string_view program, const std::vector<NamedArg>& inputs,
+CUJIT_API NamedArrays evaluate(std::string_view program, const std::vector<NamedArg>& inputs,
                                  const EvaluateOptions& options = {});
 
 }  // namespace cujit

@@ -10,10 +10,10 @@
 
 namespace cujit {
 
-Shape::Shape(std::initializer_list<std::int64_t> d) {
+Shape::Shape(std::initializer_list<Extent> d) {
   if (d.size() > static_cast<std::size_t>(kMaxDims))
     fail(ErrorCode::Data, "arrays of more than {} dimensions are not supported", kMaxDims);
-  for (auto v : d) dims[ndim++] = v;
+  for (Extent v : d) dims[ndim++] = v.value;
 }
 
 std::int64_t Shape::size() const {
@@ -62,6 +62,19 @@ Shape ArrayView::contiguous_strides(const Shape& shape, DType dtype) {
     acc *= shape[k] > 0 ? shape[k] : 1;
   }
   return s;
+}
+
+ArrayView ArrayView::wrap(void* data, DType dtype, const Shape& shape, Device device) {
+  for (int k = 0; k < shape.ndim; ++k)
+    if (shape[k] < 0) fail(ErrorCode::Data, "negative extent {} in array shape {}", shape[k], to_string(shape));
+  if (!data && shape.size() > 0) fail(ErrorCode::Usage, "a view of {} elements needs memory: the pointer is null", shape.size());
+  ArrayView v;
+  v.data = data;
+  v.dtype = dtype;
+  v.shape = shape;
+  v.strides = contiguous_strides(shape, dtype);
+  v.device = device;
+  return v;
 }
 
 bool ArrayView::is_c_contiguous() const {

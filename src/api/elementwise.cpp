@@ -1,6 +1,5 @@
 #include "cujit/elementwise.hpp"
 
-#include <cctype>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -10,11 +9,15 @@
 
 #include "lang/check.hpp"
 #include "gpu/compile.hpp"
+#include "lang/diagnostic.hpp"
 #include "gpu/driver.hpp"
+#include "cpu/eval.hpp"
 #include "fail.hpp"
 #include "gpu/launch.hpp"
 #include "lang/parse.hpp"
+#include "api/elementwise_access.hpp"
 #include "gpu/raw_cuda.hpp"
+#include "api/record.hpp"
 #include "gpu/scratch.hpp"
 
 namespace cujit {
@@ -29,15 +32,45 @@ struct ParamDecl {
 };
 
 bool is_identifier(std::string_view s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  // ASCII only (<cctype> follows the locale: isalpha('\xe9') under Latin-1).
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (s.empty() || !alpha(s[0])) return false;
   for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    if (!(alpha(c) || (c >= '0' && c <= '9'))) return false;
   return true;
 }
 
 std::string trim(std::string_view s) {
   std::size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
   return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
+}
+
+// C type names that stand for two dtypes: the caller must say which.
+const char* ambiguous_type(std::string_view t) {
+  if (t == "float") return "float32 or float64";
+  if (t == "int" || t == "long") return "int32 or int64";
+  if (t == "uint" || t == "unsigned") return "uint32 or uint64";
+  if (t == "complex") return "complex64 or complex128";
+  return nullptr;
+}
+
+// A type word that is a near miss of a dtype name: a typo, not a placeholder.
+// Any identifier may be a placeholder, so without this rule `flaot32 x`
+// would silently take whatever dtype x has. Near means, ignoring case, at most
+// one edit for words of up to 3 characters, two for longer ones (the rule of
+// the language's "did you mean"), so T, U, In or Out stay placeholders.
+std::string near_dtype(std::string_view type) {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> n;
+    for (int k = 0; k < kNumDTypes; ++k) n.push_back(dtype_name(static_cast<DType>(k)));
+    n.push_back("double");
+    n.push_back("half");
+    return n;
+  }();
+  std::string lower(type);
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return closest_name(lower, names.data(), names.size());
 }
 
 // CuPy's parameter syntax: "float32 x, T y, raw T z".
@@ -71,9 +104,13 @@ std::vector<ParamDecl> parse_params(const std::string& text, const char* which) 
     if (!is_identifier(d.name)) fail(ErrorCode::Usage, "{}: '{}' is not a valid parameter name", which, d.name);
     if (auto t = dtype_from_name(type)) {
       d.dtype = *t;
-    } else if (type == "float" || type == "int" || type == "long") {
-      fail(ErrorCode::Usage, "{}: the type '{}' of '{}' is ambiguous; name the dtype, e.g. {}", which, type, d.name,
-           type == "float" ? "float32 or float64" : "int32 or int64");
+    } else if (const char* both = ambiguous_type(type)) {
+      fail(ErrorCode::Usage, "{}: the type '{}' of '{}' is ambiguous; name the dtype, e.g. {}", which, type, d.name, both);
+    } else if (std::string near = near_dtype(type); !near.empty()) {
+      fail(ErrorCode::Usage,
+           "{}: the type '{}' of '{}' is not a dtype; did you mean '{}'? (a placeholder name must not be this close "
+           "to a dtype name)",
+           which, type, d.name, near);
     } else if (is_identifier(type)) {
       d.placeholder = type;
     } else {
@@ -115,18 +152,65 @@ struct Binding {
 
 struct ElementwiseKernel::Impl {
   std::string name;
+  std::string in_text, out_text;  // as given
   ElementwiseOptions opt;
   std::string operation;
   std::vector<ParamDecl> ins, outs;
+  std::shared_ptr<const std::vector<std::string>> out_names;  // shared by every call's OutputArrays
   bool has_placeholder = false;
 
   mutable std::shared_mutex mu;
   mutable std::unordered_map<std::string, std::unique_ptr<Binding>> bindings;  // by the arguments' codes
 
+  // The binding of a call with these arguments, made on first use.
+  const Binding* binding(const Arg* args, std::size_t count, bool given) const {
+    // The binding key: one byte per argument (no heap for up to 14 arguments).
+    std::string key(count + 1, '\0');
+    key[0] = given ? 'g' : 'a';
+    for (std::size_t k = 0; k < count; ++k) key[k + 1] = static_cast<char>(arg_code(args[k]));
+    const Binding* b = find(key);
+    if (!b) {
+      std::unique_ptr<Binding> nb = bind(args, given);
+      std::unique_lock<std::shared_mutex> lock(mu);
+      auto& slot = bindings[key];
+      if (!slot) slot = std::move(nb);
+      b = slot.get();
+    }
+    return b;
+  }
+
   const Binding* find(const std::string& key) const {
     std::shared_lock<std::shared_mutex> lock(mu);
     auto it = bindings.find(key);
     return it == bindings.end() ? nullptr : it->second.get();
+  }
+
+  // The manifest fields that make this binding again (record mode): the
+  // kernel, the placeholders' dtypes and how each scalar argument was passed.
+  std::string recipe(const std::map<std::string, DType>& bound, const Arg* args, bool outputs_given) const {
+    std::string r = "name = " + toml_quote(name) + "\nin_params = " + toml_quote(in_text) + "\nout_params = " +
+                    toml_quote(out_text) + "\noperation = " + toml_quote(operation) + "\n";
+    if (opt.raw_cuda) r += "raw_cuda = true\n";
+    if (!opt.preamble.empty()) r += "preamble = " + toml_quote(opt.preamble) + "\n";
+    std::string types;
+    for (const auto& [ph, t] : bound) {
+      // An output's placeholder bound only by allocated outputs is no binding.
+      bool by_input = outputs_given;
+      for (std::size_t k = 0; k < ins.size() && !by_input; ++k) by_input = ins[k].placeholder == ph && !args[k].is_weak();
+      if (by_input) types += (types.empty() ? "" : ", ") + ph + " = [" + toml_quote(dtype_name(t)) + "]";
+    }
+    if (!types.empty()) r += "types = { " + types + " }\n";
+    std::string scalars;
+    for (std::size_t k = 0; k < ins.size(); ++k) {
+      const Arg& a = args[k];
+      if (!is_scalar(a)) continue;
+      const char* kind = a.kind() == Arg::Kind::WeakInt ? "int" : a.kind() == Arg::Kind::WeakFloat ? "float"
+                         : a.kind() == Arg::Kind::WeakComplex ? "complex" : nullptr;
+      scalars += (scalars.empty() ? "" : ", ") + ins[k].name + " = " +
+                 toml_quote(kind ? std::string_view(kind) : dtype_name(a.view().dtype));
+    }
+    if (!scalars.empty()) r += "scalars = { " + scalars + " }\n";
+    return r;
   }
 
   // Binds the placeholders from the arguments and checks the program for them.
@@ -222,6 +306,7 @@ struct ElementwiseKernel::Impl {
       b->out_slot.push_back(slot);
       b->out_dtype.push_back(program->outputs[static_cast<std::size_t>(slot)].dtype);
     }
+    g.recipe = recipe(bound, args, outputs_given);
     b->gpu = std::make_unique<GpuProgram>(std::move(program), std::move(g));
     return b;
   }
@@ -236,11 +321,16 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
   m.name = name;
   m.opt = std::move(options);
   m.operation = operation;
+  m.in_text = in_params;
+  m.out_text = out_params;
   if (!is_identifier(name) || name.compare(0, 3, "cj_") == 0)
     fail(ErrorCode::Usage, "kernel name '{}' must be a C identifier that does not start with cj_", name);
   m.ins = parse_params(in_params, "in_params");
   m.outs = parse_params(out_params, "out_params");
   if (m.outs.empty()) fail(ErrorCode::Usage, "kernel '{}': out_params declares no output", name);
+  auto names = std::make_shared<std::vector<std::string>>();
+  for (const ParamDecl& d : m.outs) names->push_back(d.name);
+  m.out_names = std::move(names);
   std::set<std::string> seen;
   for (const auto* list : {&m.ins, &m.outs})
     for (const ParamDecl& d : *list) {
@@ -275,44 +365,87 @@ const std::string& ElementwiseKernel::name() const { return impl_->name; }
 std::size_t ElementwiseKernel::num_inputs() const { return impl_->ins.size(); }
 std::size_t ElementwiseKernel::num_outputs() const { return impl_->outs.size(); }
 
-std::vector<Array> ElementwiseKernel::call(std::initializer_list<Arg> args, const CallOptions& options) const {
+const Array* OutputArrays::find(std::string_view name) const {
+  if (!names_) return nullptr;
+  for (std::size_t k = 0; k < names_->size() && k < size(); ++k)
+    if ((*names_)[k] == name) return &(*this)[k];
+  return nullptr;
+}
+
+const Array& OutputArrays::operator[](std::string_view name) const {
+  if (const Array* a = find(name)) return *a;
+  if (empty()) fail(ErrorCode::Usage, "no output '{}': the call allocated none (its outputs were given)", name);
+  std::string all;
+  for (const std::string& n : *names_) all += (all.empty() ? "'" : ", '") + n + "'";
+  fail(ErrorCode::Usage, "the kernel has no output '{}' (its outputs: {})", name, all);
+}
+
+Array& OutputArrays::operator[](std::string_view name) {
+  return const_cast<Array&>(static_cast<const OutputArrays&>(*this)[name]);
+}
+
+OutputArrays ElementwiseKernel::call(std::initializer_list<Arg> args, const CallOptions& options) const {
   return call(args.begin(), args.size(), options);
 }
 
-std::vector<Array> ElementwiseKernel::call(const Arg* args, std::size_t count, const CallOptions& options) const {
+namespace {
+
+// Copies contiguous host memory into a host view of any strides (the CPU
+// path's given outputs).
+void scatter_host(const ArrayView& dst, const void* src) {
+  const std::size_t item = dst.itemsize();
+  const std::int64_t n = dst.size();
+  const auto* in = static_cast<const unsigned char*>(src);
+  if (dst.is_c_contiguous()) {
+    if (n > 0) std::memcpy(dst.data, in, static_cast<std::size_t>(n) * item);
+    return;
+  }
+  auto* base = static_cast<unsigned char*>(dst.data);
+  std::int64_t idx[kMaxDims] = {};
+  std::int64_t off = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::memcpy(base + off, in + static_cast<std::size_t>(k) * item, item);
+    for (int d = dst.shape.ndim - 1; d >= 0; --d) {  // an odometer over the multi-index
+      if (++idx[d] < dst.shape[d]) {
+        off += dst.strides[d];
+        break;
+      }
+      off -= (dst.shape[d] - 1) * dst.strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const CallOptions& options) const {
   const Impl& m = *impl_;
   const std::size_t nin = m.ins.size(), nout = m.outs.size();
   if (count != nin && count != nin + nout)
     fail(ErrorCode::Usage, "kernel '{}' takes {} input{} and {} output{}: call it with {} arguments (outputs given) or {} "
          "(outputs allocated), not {}", m.name, nin, nin == 1 ? "" : "s", nout, nout == 1 ? "" : "s", nin + nout, nin, count);
   const bool given = count == nin + nout;
+
+  // Where: options.device, else the device of the device arrays, else (host
+  // arrays and scalars only) the CPU evaluator.
+  int device = m.opt.device;
+  for (std::size_t k = 0; k < count && device < 0; ++k)
+    if (args[k].is_array() && args[k].view().device.kind == Device::CUDA) device = args[k].view().device.id;
+  const bool on_cpu = device < 0;
+  if (on_cpu && m.opt.raw_cuda)
+    fail(ErrorCode::Usage, "kernel '{}' is raw CUDA code, which runs only on a GPU: pass arrays in CUDA device memory", m.name);
   if (given)
     for (std::size_t k = 0; k < nout; ++k) {
       const Arg& a = args[nin + k];
-      if (!a.is_array() || a.view().device.kind != Device::CUDA)
-        fail(ErrorCode::Usage, "kernel '{}': output '{}' must be an array in CUDA device memory{}", m.name, m.outs[k].name,
-             a.is_array() ? " (it is in host memory)" : ", not a scalar");
+      if (!a.is_array()) fail(ErrorCode::Usage, "kernel '{}': output '{}' must be an array, not a scalar", m.name, m.outs[k].name);
+      if (!on_cpu && a.view().device.kind != Device::CUDA)
+        fail(ErrorCode::Usage,
+             "kernel '{}': output '{}' is in host memory, but the call runs on CUDA device {}; give all arrays in device "
+             "memory, or all in host memory (the CPU evaluator)",
+             m.name, m.outs[k].name, device);
     }
 
-  // The binding key: one byte per argument (no heap for up to 14 arguments).
-  std::string key(count + 1, '\0');
-  key[0] = given ? 'g' : 'a';
-  for (std::size_t k = 0; k < count; ++k) key[k + 1] = static_cast<char>(arg_code(args[k]));
-  const Binding* b = m.find(key);
-  if (!b) {
-    std::unique_ptr<Binding> nb = m.bind(args, given);
-    std::unique_lock<std::shared_mutex> lock(m.mu);
-    auto& slot = m.bindings[key];
-    if (!slot) slot = std::move(nb);
-    b = slot.get();
-  }
-
-  int device = m.opt.device;
-  if (device < 0) {
-    for (std::size_t k = 0; k < count && device < 0; ++k)
-      if (args[k].is_array() && args[k].view().device.kind == Device::CUDA) device = args[k].view().device.id;
-    if (device < 0) device = 0;
-  }
+  const Binding* b = m.binding(args, count, given);
 
   // Views in program order; scalars converted where the binding says so.
   struct ScalarBytes {
@@ -332,12 +465,9 @@ std::vector<Array> ElementwiseKernel::call(const Arg* args, std::size_t count, c
       in_views[k] = a.view();
     }
   }
-  std::vector<Array> allocated;
   const Program& p = b->gpu->program();
-  if (given) {
-    for (std::size_t k = 0; k < nout; ++k) out_views[static_cast<std::size_t>(b->out_slot[k])] = args[nin + k].view();
-  } else {
-    Shape shape;
+  Shape shape;  // of allocated outputs
+  if (!given) {
     if (options.shape) {
       shape = *options.shape;
       if (!broadcasts_to(broadcast_shape(p, in_views.data()), shape))
@@ -351,15 +481,109 @@ std::vector<Array> ElementwiseKernel::call(const Arg* args, std::size_t count, c
         fail(ErrorCode::Usage, "kernel '{}': no input array gives the output shape; pass the outputs or CallOptions::shape",
              m.name);
     }
+  }
+  std::vector<Array> allocated;
+  if (given) {
+    for (std::size_t k = 0; k < nout; ++k) out_views[static_cast<std::size_t>(b->out_slot[k])] = args[nin + k].view();
+  } else {
     allocated.reserve(nout);
     for (std::size_t k = 0; k < nout; ++k) {
-      allocated.push_back(Array::empty(b->out_dtype[k], shape, Device::cuda(device)));
+      allocated.push_back(Array::empty(b->out_dtype[k], shape, on_cpu ? Device::cpu() : Device::cuda(device)));
       out_views[static_cast<std::size_t>(b->out_slot[k])] = allocated.back().view();
     }
   }
-  StreamHandle stream = options.stream ? *options.stream : m.opt.stream;
-  b->gpu->launch(device, in_views.data(), out_views.data(), reinterpret_cast<CUstream>(stream));
-  return allocated;
+
+  if (on_cpu) {
+    // The GPU's checks first (shapes, dtypes, overlap), with its messages, so
+    // a kernel that passes here passes there.
+    std::vector<OperandView> iv(nin), ov(nout);
+    std::vector<Input> inputs;
+    for (std::size_t k = 0; k < nin; ++k) {
+      const ArrayView& v = in_views[k];
+      const Param& q = p.inputs[k];
+      iv[k] = OperandView{reinterpret_cast<std::uintptr_t>(v.data), v.dtype, v.shape, v.strides, q.weak || (v.shape.ndim == 0 && !q.raw)};
+      inputs.push_back(Input{q.name, v, q.weak, q.raw});
+    }
+    for (std::size_t k = 0; k < nout; ++k) {
+      const ArrayView& v = out_views[k];
+      ov[k] = OperandView{reinterpret_cast<std::uintptr_t>(v.data), v.dtype, v.shape, v.strides, false};
+    }
+    const LaunchPlan plan = plan_launch(p, iv, ov, 1);
+    check_overlap(p, in_views.data(), out_views.data());
+    std::vector<Output> results = evaluate_program(p, inputs, &plan.shape);
+    for (std::size_t k = 0; k < nout; ++k) scatter_host(out_views[k], results[k].array.data());
+  } else {
+    StreamHandle stream = options.stream ? *options.stream : m.opt.stream;
+    b->gpu->launch(device, in_views.data(), out_views.data(), reinterpret_cast<CUstream>(stream));
+  }
+  if (given) return {};  // no names to share: the hot path of given outputs stays free of atomics
+  return OutputArrays(std::move(allocated), m.out_names);
+}
+
+const GpuProgram& ElementwiseAccess::program_for(const ElementwiseKernel& k, const Arg* args, std::size_t count) {
+  return *k.impl_->binding(args, count, count == k.impl_->ins.size() + k.impl_->outs.size())->gpu;
+}
+
+std::vector<Arg> ElementwiseAccess::stand_ins(const ElementwiseKernel& k, const std::map<std::string, DType>& types,
+                                              const std::map<std::string, std::string>& scalars,
+                                              std::vector<bool>& host_value) {
+  const ElementwiseKernel::Impl& m = *k.impl_;
+  for (const auto& [name, kind] : scalars) {
+    bool known = false;
+    for (const ParamDecl& d : m.ins) known = known || d.name == name;
+    if (!known) fail(ErrorCode::Usage, "kernel '{}': scalars: '{}' is not an input", m.name, name);
+  }
+  for (const auto& [ph, t] : types) {
+    bool known = false;
+    for (const auto* list : {&m.ins, &m.outs})
+      for (const ParamDecl& d : *list) known = known || d.placeholder == ph;
+    if (!known) fail(ErrorCode::Usage, "kernel '{}': types: '{}' is no placeholder of its parameters", m.name, ph);
+  }
+  auto dtype_of = [&](const ParamDecl& d) -> std::optional<DType> {
+    if (d.dtype) return d.dtype;
+    auto it = types.find(d.placeholder);
+    return it == types.end() ? std::nullopt : std::optional<DType>(it->second);
+  };
+  // Stand-in arrays are never read: only their dtype and kind count.
+  static const char dummy[16] = {};
+  auto array = [](DType t) {
+    ArrayView v;
+    v.data = const_cast<char*>(dummy);
+    v.dtype = t;
+    v.shape.ndim = 1;
+    v.shape[0] = 1;
+    v.strides = ArrayView::contiguous_strides(v.shape, t);
+    v.device = Device::cuda(0);
+    return Arg(v);
+  };
+  std::vector<Arg> args;
+  host_value.clear();
+  for (const ParamDecl& d : m.ins) {
+    auto it = scalars.find(d.name);
+    if (it != scalars.end()) {
+      const std::string& kind = it->second;
+      if (kind == "int") args.emplace_back(std::int64_t{0});
+      else if (kind == "float") args.emplace_back(0.0);
+      else if (kind == "complex") args.emplace_back(std::complex<double>(0.0, 0.0));
+      else if (auto t = dtype_from_name(kind)) args.push_back(Arg::typed(*t, 0));
+      else fail(ErrorCode::Usage, "kernel '{}': scalars: '{}' is int, float, complex or a dtype, not '{}'", m.name, d.name, kind);
+      host_value.push_back(true);
+      continue;
+    }
+    auto t = dtype_of(d);
+    if (!t)
+      fail(ErrorCode::Usage, "kernel '{}': input '{}' is of placeholder {}, which types does not bind", m.name, d.name,
+           d.placeholder);
+    args.push_back(array(*t));
+    host_value.push_back(false);
+  }
+  // Outputs are passed when every output's dtype is known, so that a
+  // placeholder of outputs alone is bound as given arrays bind it.
+  std::vector<Arg> outs;
+  for (const ParamDecl& d : m.outs)
+    if (auto t = dtype_of(d)) outs.push_back(array(*t));
+  if (outs.size() == m.outs.size()) args.insert(args.end(), outs.begin(), outs.end());
+  return args;
 }
 
 }  // namespace cujit

@@ -32,7 +32,25 @@ constexpr std::size_t kMaxPrograms = 4096;  // then the cache starts over
 
 }  // namespace
 
-std::vector<NamedArray> evaluate(std::string_view source, const std::vector<NamedArg>& inputs,
+const Array& NamedArrays::operator[](std::string_view name) const {
+  for (const NamedArray& a : *this)
+    if (a.name == name) return a.array;
+  std::string all;
+  for (const NamedArray& a : *this) all += (all.empty() ? "'" : ", '") + a.name + "'";
+  fail(ErrorCode::Usage, "the program has no output '{}' (its outputs: {})", name, all.empty() ? "none" : all);
+}
+
+Array& NamedArrays::operator[](std::string_view name) {
+  return const_cast<Array&>(static_cast<const NamedArrays&>(*this)[name]);
+}
+
+bool NamedArrays::contains(std::string_view name) const {
+  for (const NamedArray& a : *this)
+    if (a.name == name) return true;
+  return false;
+}
+
+NamedArrays evaluate(std::string_view source, const std::vector<NamedArg>& inputs,
                                  const EvaluateOptions& options) {
   const std::set<std::string> raw = indexed_names(source);
   // Where: the option, else the device of the first device array, else the CPU.
@@ -86,7 +104,7 @@ std::vector<NamedArray> evaluate(std::string_view source, const std::vector<Name
     return std::nullopt;
   };
 
-  std::vector<NamedArray> result;
+  NamedArrays result;
   if (where.kind == Device::CPU) {
     Program p = compile_program(source, params, decls);
     std::vector<Input> in;

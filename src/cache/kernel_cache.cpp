@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "fail.hpp"
+#include "lang/number.hpp"
 
 namespace cujit::cache {
 namespace {
@@ -295,12 +296,11 @@ Config Config::from_env(const Getenv& getenv, WarningSink warn) {
   c.enabled = flag("CUJIT_CACHE", true);
   c.save_source = flag("CUJIT_CACHE_SAVE_SOURCE", false);
   if (std::string v = get("CUJIT_CACHE_LOCK_TIMEOUT"); !v.empty()) {
-    char* end = nullptr;
-    double s = std::strtod(v.c_str(), &end);
-    if (end == v.c_str() || *end != '\0' || !(s >= 0) || s > 1e6)
+    std::optional<double> s = parse_double(v);  // not strtod, which follows the locale
+    if (!s || !(*s >= 0) || *s > 1e6)
       say(fmt::format("cujit: warning: ignoring CUJIT_CACHE_LOCK_TIMEOUT={} (expected seconds)", v));
     else
-      c.lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000 + 0.5));
+      c.lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*s * 1000 + 0.5));
   }
   auto trimmed = [](std::string d) {
     while (d.size() > 1 && d.back() == '/') d.pop_back();
@@ -628,6 +628,13 @@ std::uint64_t KernelCache::clear() const {
   for (const Scan::File& l : s.locks) remove_lock_file(l.path);
   for (const std::string& d : s.shards) ::rmdir(d.c_str());  // only if now empty
   return removed;
+}
+
+int KernelCache::store_encoded(const Key& key, std::string_view bytes) {
+  if (!impl_->disk) return ENOENT;
+  const std::string path = impl_->entry_path(key);
+  if (int err = make_dirs(path.substr(0, path.rfind('/')))) return err;
+  return write_atomic(path, bytes);
 }
 
 KernelCache& global_cache() {

@@ -128,6 +128,9 @@ class KernelCache {
   // writers (older than an hour) and lock files of kernels never stored.
   PruneResult prune(const PruneOptions& opts) const;
   std::uint64_t clear() const;  // removes every entry; returns how many
+  // Writes an entry file, already encoded and verified (jitcache import), as
+  // get_or_compile writes entries (temp file, rename). Returns 0 or an errno.
+  int store_encoded(const Key& key, std::string_view bytes);
 
  private:
   struct Impl;

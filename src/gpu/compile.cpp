@@ -1,6 +1,8 @@
 #include "gpu/compile.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <nvrtc.h>
 #include <sys/stat.h>
 
@@ -9,7 +11,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "fail.hpp"
@@ -243,26 +244,38 @@ bool log_says_missing_header(const std::string& log) {
          log.find("could not open source file") != std::string::npos;
 }
 
-[[noreturn]] void compile_failed(nvrtcResult r, const std::string& name, const std::string& source,
-                                 const std::vector<std::string>& options, const std::string& log) {
+[[noreturn]] void compile_failed(nvrtcResult r, const char* stage, const std::string& name,
+                                 const std::string& source, const std::vector<std::string>& options,
+                                 const std::string& log, bool user_code) {
   int v = nvrtc_version();
-  std::string details =
-      fmt::format("NVRTC {}.{}, options: {}\nNVRTC log:\n{}\nsource:\n{}", v / 1000, v % 1000 / 10,
-                  join(options, " "), log.empty() ? "(empty)" : log, numbered(source));
+  CompileError::Parts parts{stage, log, join(options, " "), numbered(source)};
+  std::string details = fmt::format("NVRTC {}.{}, options: {}\nNVRTC log:\n{}\nsource:\n{}", v / 1000,
+                                    v % 1000 / 10, parts.options, log.empty() ? "(empty)" : log, parts.source);
   if (r == NVRTC_ERROR_COMPILATION && log_says_missing_header(log))
     fail(ErrorCode::Device,
-         "CUDA headers missing: the kernel '{}' includes a header NVRTC cannot find; set "
-         "CUDA_HOME to the CUDA toolkit root\n{}",
-         name, details);
+         fmt::format("CUDA headers missing: the kernel '{}' includes a header NVRTC cannot find; set "
+                     "CUDA_HOME to the CUDA toolkit root\n{}",
+                     name, details),
+         std::move(parts));
+  // The caller's own CUDA code (raw CUDA mode): the error is theirs to fix,
+  // and NVRTC's log, which points into their lines, is what they need.
+  if (user_code && (r == NVRTC_ERROR_COMPILATION || r == NVRTC_ERROR_INVALID_OPTION))
+    fail(ErrorCode::Program,
+         fmt::format("your CUDA code failed to compile: kernel '{}' ({})\n{}", name, nvrtcGetErrorString(r), details),
+         std::move(parts));
   if (r == NVRTC_ERROR_COMPILATION || r == NVRTC_ERROR_INVALID_OPTION)
     fail(ErrorCode::Internal,
-         "internal error: the generated CUDA source of '{}' failed to compile ({})\n{}", name,
-         nvrtcGetErrorString(r), details);
+         fmt::format("internal error: the generated CUDA source of '{}' failed to compile ({})\n{}", name,
+                     nvrtcGetErrorString(r), details),
+         std::move(parts));
   if (r == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE)
-    fail(ErrorCode::Device, "nvrtcCompileProgram failed on '{}': {}: {}\n{}", name,
-         nvrtcGetErrorString(r), builtins_hint(), details);
-  fail(ErrorCode::Device, "nvrtcCompileProgram failed on '{}': {}\n{}", name,
-       nvrtcGetErrorString(r), details);
+    fail(ErrorCode::Device,
+         fmt::format("nvrtcCompileProgram failed on '{}': {}: {}\n{}", name, nvrtcGetErrorString(r), builtins_hint(),
+                     details),
+         std::move(parts));
+  fail(ErrorCode::Device,
+       fmt::format("nvrtcCompileProgram failed on '{}': {}\n{}", name, nvrtcGetErrorString(r), details),
+       std::move(parts));
 }
 
 // Fails before compiling when a header the kernel includes exists nowhere
@@ -295,14 +308,6 @@ std::vector<std::string> include_options(const std::string& source, const std::s
   return o;
 }
 
-// The prewarm thread, joined at exit so it never runs into static destructors.
-struct PrewarmThread {
-  std::thread thread;
-  ~PrewarmThread() {
-    if (thread.joinable()) thread.join();
-  }
-};
-
 }  // namespace
 
 void prewarm_nvrtc() noexcept {
@@ -311,21 +316,25 @@ void prewarm_nvrtc() noexcept {
     std::call_once(once, [] {
       const char* env = std::getenv("CUJIT_PREWARM");
       if (env && std::string_view(env) == "0") return;
-      static PrewarmThread p;
-      p.thread = std::thread([] {
-        try {
-          preload_nvrtc_builtins();
-          int arch = cap_arch(90);
-          std::vector<std::string> options = code_options(arch, CompileOptions{});
-          Program prog("extern \"C\" __global__ void cj_prewarm() {}\n", "cj_prewarm.cu");
-          run_compile(prog, options);  // the result does not matter: only the start-up does
-        } catch (...) {
-          // A broken NVRTC is reported by the real compile, with its context.
-        }
-      });
+      // Asks the kernel to read libnvrtc and its builtins into the page cache
+      // in the background (readahead): no thread of ours runs NVRTC code, so
+      // a process that exits before it compiles has nothing to race with.
+      // An earlier version compiled an empty kernel on a thread, which
+      // crashed in libnvrtc's exit handlers when the process ended first.
+      std::string dir = nvrtc_lib_dir();
+      if (dir.empty()) return;
+      Dl_info info{};
+      std::vector<std::string> files = {dir + "/" + builtins_soname()};
+      if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname) files.push_back(info.dli_fname);
+      for (const std::string& f : files) {
+        int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ::posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
+        ::close(fd);
+      }
     });
   } catch (...) {
-    // No thread could be started: the first compile pays the start-up itself.
+    // Nothing to warm: the first compile pays the start-up itself.
   }
 }
 
@@ -339,14 +348,15 @@ int nvrtc_version() {
 }
 
 std::vector<int> nvrtc_supported_archs() {
-  static const std::vector<int> archs = [] {
+  // Never destroyed, so no exit path can read it after its destructor.
+  static const std::vector<int>& archs = *new std::vector<int>([] {
     int n = 0;
     nvrtc_check(nvrtcGetNumSupportedArchs(&n), "nvrtcGetNumSupportedArchs");
     std::vector<int> a(static_cast<std::size_t>(n));
     if (n > 0) nvrtc_check(nvrtcGetSupportedArchs(a.data()), "nvrtcGetSupportedArchs");
     std::sort(a.begin(), a.end());
     return a;
-  }();
+  }());
   return archs;
 }
 
@@ -401,7 +411,7 @@ CompiledKernel compile_cuda(const std::string& source, const std::string& name_f
     Program p(source, file);
     nvrtcResult r = run_compile(p, options);
     std::string log = p.log();
-    if (r != NVRTC_SUCCESS) compile_failed(r, name_for_log, source, options, log);
+    if (r != NVRTC_SUCCESS) compile_failed(r, "compile", name_for_log, source, options, log, opt.user_code);
     k.log = std::move(log);
     k.cubin = p.cubin();
     k.ptx = p.ptx();
@@ -416,7 +426,7 @@ CompiledKernel compile_cuda(const std::string& source, const std::string& name_f
                  fmt::format("--gpu-architecture=compute_{}", k.arch));
     Program p(source, file);
     nvrtcResult r = run_compile(p, virt);
-    if (r != NVRTC_SUCCESS) compile_failed(r, name_for_log, source, virt, p.log());
+    if (r != NVRTC_SUCCESS) compile_failed(r, "ptx", name_for_log, source, virt, p.log(), opt.user_code);
     k.ptx = p.ptx();
     if (k.ptx.empty())
       fail(ErrorCode::Internal, "internal error: NVRTC returned no PTX for '{}' (compute_{})",

@@ -20,22 +20,27 @@ struct CompileOptions {
   int arch = 0;  // 90 for sm_90; required: compile never asks the driver (the launcher passes the device's)
   bool fast_math = false;
   std::vector<std::string> extra;  // passed to NVRTC as given, after cujit's own options
+  // The source is the caller's (raw CUDA mode): a compile error is theirs
+  // (ErrorCode::Program), not cujit's. Does not change the compiled code.
+  bool user_code = false;
 };
 
 
-// Compiles `source` (kernels declared extern "C"). A compile error throws
-// ErrorCode::Internal with NVRTC's log, the options and the numbered source;
-// missing toolkit headers or a broken NVRTC install throw ErrorCode::Device.
+// Compiles `source` (kernels declared extern "C"). A compile error throws a
+// CompileError carrying NVRTC's log, the options, the numbered source and the
+// stage: ErrorCode::Program for user_code, else ErrorCode::Internal; missing
+// toolkit headers or a broken NVRTC install throw ErrorCode::Device.
 // `name_for_log` names the program in NVRTC's log and in error messages.
 CompiledKernel compile_cuda(const std::string& source, const std::string& name_for_log,
                             const CompileOptions& opt);
 
-// Starts NVRTC's one-time start-up (loading and paging in libnvrtc and its
-// builtins: about 100 ms the first time a machine runs NVRTC after boot, ~1 ms
-// later) on a background thread, once per process, so it overlaps what the
-// caller does before its first compile (CUDA context creation, uploads).
-// Called where a compile is likely to follow (a new ElementwiseKernel,
-// evaluate(), jitrun). CUJIT_PREWARM=0 turns it off. Never throws.
+// Starts reading libnvrtc and its builtins library into the page cache in
+// the background (the kernel's readahead), once per process: NVRTC's first
+// start-up after a boot spends 40-100 ms paging them in from disk, and this
+// lets that overlap what the caller does before its first compile (CUDA
+// context creation, uploads). Called where a compile is likely to follow (a
+// new ElementwiseKernel, evaluate() on a GPU, jitrun). CUJIT_PREWARM=0 turns
+// it off. Starts no thread; never throws.
 void prewarm_nvrtc() noexcept;
 
 int nvrtc_version();  // major*1000 + minor*10: 13000 for NVRTC 13.0

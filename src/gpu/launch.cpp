@@ -14,6 +14,7 @@
 #include "gpu/driver.hpp"
 #include "cache/entry.hpp"
 #include "fail.hpp"
+#include "api/record.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cache/key.hpp"
 #include "gpu/scratch.hpp"
@@ -72,10 +73,10 @@ std::string device_text(const Device& d) {
 }
 
 // Byte range [lo, hi) an operand's elements occupy.
-struct Extent {
+struct ByteRange {
   std::uintptr_t lo = 0, hi = 0;
 };
-Extent extent_of(const ArrayView& v) {
+ByteRange extent_of(const ArrayView& v) {
   std::intptr_t lo = 0, hi = 0;
   for (int d = 0; d < v.shape.ndim; ++d) {
     std::intptr_t span = static_cast<std::intptr_t>((v.shape[d] - 1) * v.strides[d]);
@@ -101,24 +102,25 @@ bool same_elements(const ArrayView& in, const ArrayView& out) {
   return true;
 }
 
-// Outputs may not overlap each other, a raw input, or any other input except
-// element for element (y = f(y) in place): anything else would read values the
-// kernel has already overwritten, in an order no one defines.
+}  // namespace
+
 void check_overlap(const Program& p, const ArrayView* in, const ArrayView* out) {
   for (std::size_t o = 0; o < p.outputs.size(); ++o) {
     if (out[o].size() == 0) continue;
-    Extent eo = extent_of(out[o]);
+    ByteRange eo = extent_of(out[o]);
     for (std::size_t q = 0; q < o; ++q) {
       if (out[q].size() == 0) continue;
-      Extent e = extent_of(out[q]);
+      ByteRange e = extent_of(out[q]);
       if (e.lo < eo.hi && eo.lo < e.hi)
         fail(ErrorCode::Usage, "outputs '{}' and '{}' overlap in memory; give each its own array", p.outputs[q].name,
              p.outputs[o].name);
     }
     for (std::size_t k = 0; k < p.inputs.size(); ++k) {
       const ArrayView& v = in[k];
-      if (p.inputs[k].weak || v.device.kind == Device::CPU || v.size() == 0) continue;
-      Extent e = extent_of(v);
+      // Weak scalars are passed by value; memory of another device (host
+      // scalars of a GPU call) cannot alias the output's.
+      if (p.inputs[k].weak || v.device != out[o].device || v.size() == 0) continue;
+      ByteRange e = extent_of(v);
       if (!(e.lo < eo.hi && eo.lo < e.hi)) continue;
       if (p.inputs[k].raw)
         fail(ErrorCode::Usage, "output '{}' overlaps raw input '{}', which other elements may still read; write to a new array",
@@ -131,6 +133,8 @@ void check_overlap(const Program& p, const ArrayView* in, const ArrayView* out) 
     }
   }
 }
+
+namespace {
 
 // 32-bit layout argument -> 64-bit (the force_index64 test hook).
 std::vector<unsigned char> widen_layout_arg(const KernelLayout& l, const std::vector<unsigned char>& narrow) {
@@ -220,6 +224,7 @@ struct GpuProgram::Impl {
   std::shared_ptr<const Program> program;
   GpuOptions opt;
   cache::Key base_key;  // the program, its parameters and the renderer: hashed once
+  std::string recipe_fields;  // manifest fields that make the program again (GpuOptions::recipe)
 
   mutable std::shared_mutex prepared_mu;
   mutable std::unordered_map<std::uint64_t, std::vector<std::unique_ptr<Prepared>>> prepared;
@@ -242,6 +247,19 @@ struct GpuProgram::Impl {
       b.add(q.name).add(static_cast<std::uint64_t>(q.dtype) | (q.weak ? 0x100u : 0u) | (q.raw ? 0x200u : 0u));
     for (const Var& v : program->outputs) b.add(v.name).add(static_cast<std::uint64_t>(v.dtype));
     base_key = b.finish();
+    recipe_fields = opt.recipe.empty() ? program_recipe(*program, opt.kernel_name) : opt.recipe;
+    if (opt.fast_math) recipe_fields += "fast_math = true\n";
+    if (!opt.nvrtc_options.empty()) {
+      recipe_fields += "nvrtc_options = [";
+      for (std::size_t k = 0; k < opt.nvrtc_options.size(); ++k)
+        recipe_fields += (k ? ", " : "") + toml_quote(opt.nvrtc_options[k]);
+      recipe_fields += "]\n";
+    }
+  }
+
+  std::string recipe_for(const KernelLayout& l, int arch) const {
+    return "[[kernel]]\n" + recipe_fields + "layouts = [" + toml_quote(l.key_string()) + "]\narch = [\"sm_" +
+           std::to_string(arch) + "\"]\n";
   }
 
   const Prepared* find(std::uint64_t h, const std::uint64_t* fp, std::size_t nfp) const {
@@ -266,6 +284,7 @@ struct GpuProgram::Impl {
     co.arch = arch;
     co.fast_math = opt.fast_math;
     co.extra = opt.nvrtc_options;
+    co.user_code = static_cast<bool>(opt.render);  // raw CUDA mode: its compile errors are the user's
     return co;
   }
 
@@ -307,14 +326,7 @@ struct GpuProgram::Impl {
       if (stats) stats->codegen_ms = ms_since(t0);
       bool compiled = false;
       t0 = clock_type::now();
-      try {
-        entry = compile_through_cache(source, opt.kernel_name, co, &compiled);
-      } catch (const Error& e) {
-        // In raw CUDA mode the source is the user's: a compile error is theirs.
-        if (opt.render && e.code() == ErrorCode::Internal)
-          fail(ErrorCode::Program, "the CUDA code of kernel '{}' does not compile:\n{}", opt.kernel_name, e.what());
-        throw;
-      }
+      entry = compile_through_cache(source, opt.kernel_name, co, &compiled, recipe_for(l, arch));
       if (stats) {
         stats->compile_ms = ms_since(t0);
         stats->kernel = compiled ? LaunchStats::Kernel::Compiled : LaunchStats::Kernel::Disk;
@@ -352,6 +364,16 @@ struct GpuProgram::Impl {
     if (stats) stats->load_ms = ms_since(t0);
     lk.devices.emplace(device, od);
     return od;
+  }
+
+  // The one planning step of launch() and GpuProgram::plan().
+  LaunchPlan plan_for(const std::vector<OperandView>& iv, const std::vector<OperandView>& ov) const {
+    LaunchPlan plan = plan_launch(*program, iv, ov, opt.max_vector);
+    if (opt.force_index64 && !plan.layout.index64) {
+      plan.layout.index64 = true;
+      if (plan.layout.kind == KernelLayout::Kind::Strided) plan.layout_arg = widen_layout_arg(plan.layout, plan.layout_arg);
+    }
+    return plan;
   }
 
   // The slow path: validates the call, plans it and prepares the kernel.
@@ -404,11 +426,7 @@ struct GpuProgram::Impl {
              device_text(v.device), device);
       ov[k] = OperandView{reinterpret_cast<std::uintptr_t>(v.data), v.dtype, v.shape, v.strides, false};
     }
-    LaunchPlan plan = plan_launch(p, iv, ov, opt.max_vector);
-    if (opt.force_index64 && !plan.layout.index64) {
-      plan.layout.index64 = true;
-      if (plan.layout.kind == KernelLayout::Kind::Strided) plan.layout_arg = widen_layout_arg(plan.layout, plan.layout_arg);
-    }
+    LaunchPlan plan = plan_for(iv, ov);
     if (stats) {
       stats->plan_ms = ms_since(t0);
       stats->layout = plan.layout.key_string();
@@ -615,18 +633,56 @@ std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string
 }
 
 std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
-                                                          const CompileOptions& co, bool* compiled) {
+                                                          const CompileOptions& co, bool* compiled,
+                                                          const std::string& recipe) {
   const std::string target = fmt::format("sm_{}", cap_arch(co.arch));
-  return cache::global_cache().get_or_compile(kernel_cache_key(source, co), target, [&] {
-    if (compiled) *compiled = true;
+  bool ran = false;
+  auto entry = cache::global_cache().get_or_compile(kernel_cache_key(source, co), target, [&] {
+    ran = true;
     CompiledKernel k = compile_cuda(source, kernel_name, co);
     cache::Entry e;
     e.target = k.target;
     e.cubin = std::move(k.cubin);
     e.ptx = std::move(k.ptx);
+    if (!recipe.empty()) e.ptx += recipe_trailer(recipe);
     e.source = source;
     return e;
   });
+  if (compiled) *compiled = ran;
+  // Recorded only when this process compiled: a kernel found in the cache
+  // needs no precompiling.
+  if (ran && !recipe.empty() && recording()) record_kernel(recipe);
+  return entry;
+}
+
+std::string program_recipe(const Program& p, const std::string& kernel_name) {
+  std::string r = "name = " + toml_quote(kernel_name) + "\nprogram = " + toml_quote(p.ast.source) + "\ninputs = [";
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    r += (k ? ", " : "") + toml_quote(q.name + "=" + std::string(dtype_name(q.dtype)) + (q.weak ? ":weak" : q.raw ? ":raw" : ""));
+  }
+  r += "]\n";
+  std::string outs;
+  for (const Var& v : p.outputs)
+    if (v.declared) outs += (outs.empty() ? "" : ", ") + toml_quote(v.name + "=" + std::string(dtype_name(*v.declared)));
+  if (!outs.empty()) r += "outputs = [" + outs + "]\n";
+  return r;
+}
+
+KernelLayout GpuProgram::plan(const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs) const {
+  return impl_->plan_for(inputs, outputs).layout;
+}
+
+std::shared_ptr<const cache::Entry> GpuProgram::compile(const KernelLayout& layout, int arch, bool* compiled) const {
+  validate_layout(*impl_->program, layout);
+  LaunchStats stats;
+  const auto& lk = impl_->kernel_for(layout, cap_arch(arch), &stats);
+  if (compiled) *compiled = stats.kernel == LaunchStats::Kernel::Compiled;
+  return lk.entry;
+}
+
+std::string GpuProgram::recipe(const KernelLayout& layout, int arch) const {
+  return impl_->recipe_for(layout, cap_arch(arch));
 }
 
 }  // namespace cujit

@@ -45,6 +45,11 @@ struct GpuOptions {
   // renderer adds to the program (the operation, the preamble) for the cache key.
   std::function<std::string(const Program&, const KernelLayout&, const std::string& kernel_name)> render;
   std::string render_id;
+  // How to make this program again, as precompile-manifest fields (name,
+  // operation or program, dtypes; see src/api/manifest.hpp), for record mode and
+  // the recipe kept with cache entries. Empty: derived from the Program
+  // (a jitrun-style program with its input dtypes and declared outputs).
+  std::string recipe;
 };
 
 // What one launch did, for `jitrun -v` and tests. Times in milliseconds.
@@ -89,6 +94,16 @@ class GpuProgram {
   // The kernel source the program gets for a layout (what launch compiles).
   std::string source(const KernelLayout& layout) const;
 
+  // Ahead of time, with no GPU: plan() is the layout launch() chooses for
+  // operands like these (plan_launch with this program's options: the one
+  // planning function), and compile() puts the kernel for a layout and
+  // sm_<arch> into the kernel cache exactly as a launch would look it up.
+  // `compiled` tells whether NVRTC ran (false: memory or disk cache hit).
+  KernelLayout plan(const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs) const;
+  std::shared_ptr<const cache::Entry> compile(const KernelLayout& layout, int arch, bool* compiled = nullptr) const;
+  // The manifest entry that makes exactly this kernel again (record mode).
+  std::string recipe(const KernelLayout& layout, int arch) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -97,6 +112,13 @@ class GpuProgram {
 // The outputs' shape of a call: the NumPy broadcast of the non-raw, non-weak
 // array inputs (0-d when there are none). fail(Data) when they do not broadcast.
 Shape broadcast_shape(const Program& p, const ArrayView* inputs);
+
+// Outputs may not overlap each other, a raw input, or any other input except
+// element for element (y = f(y) in place): anything else would read values the
+// kernel has already overwritten, in an order no one defines. fail(Usage)
+// naming the two. The CPU path of ElementwiseKernel applies it too, so a
+// kernel tested on host arrays is held to the GPU's rule.
+void check_overlap(const Program& p, const ArrayView* inputs, const ArrayView* outputs);
 
 // Copies `src` (any strides) into `dst` (same dtype and shape), both on one
 // CUDA device, with a copy kernel. With no stream it returns when done.
@@ -116,7 +138,14 @@ std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string
 // NVRTC, once across threads and processes), keyed by the source, options,
 // target and NVRTC version: what a launch does for a new layout, and what
 // `jitcache compile` does without a GPU. `compiled` tells whether NVRTC ran.
+// `recipe` (a manifest entry, see GpuProgram::recipe) is kept in the entry's
+// PTX and, when NVRTC ran and CUJIT_RECORD is set, recorded (src/api/record.hpp).
 std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
-                                                          const CompileOptions& co, bool* compiled = nullptr);
+                                                          const CompileOptions& co, bool* compiled = nullptr,
+                                                          const std::string& recipe = {});
+
+// The manifest fields of a jitrun-style program: name (the CUDA symbol),
+// program, inputs with their dtypes and flags, declared outputs.
+std::string program_recipe(const Program& p, const std::string& kernel_name);
 
 }  // namespace cujit

@@ -627,8 +627,10 @@ HostArray read_npy(const std::string& path) {
   return out;
 }
 
-void write_npy(const std::string& path, const ArrayView& a) {
-  if (path.empty()) fail(ErrorCode::Data, "cannot write a .npy file: the file name is empty");
+namespace {
+
+// What any .npy writer refuses, named after `path`.
+void check_writable(const std::string& path, const ArrayView& a) {
   if (a.device.kind != Device::CPU)
     fail(ErrorCode::Data, "{}: cannot write an array on a CUDA device; copy it to the host first", path);
   if (a.shape.ndim < 0 || a.shape.ndim > kMaxDims)
@@ -637,6 +639,13 @@ void write_npy(const std::string& path, const ArrayView& a) {
     if (a.shape[k] < 0) fail(ErrorCode::Data, "{}: cannot write an array of shape with negative extent {}", path,
                              a.shape[k]);
   if (a.size() > 0 && !a.data) fail(ErrorCode::Data, "{}: cannot write an array with no data pointer", path);
+}
+
+}  // namespace
+
+void write_npy(const std::string& path, const ArrayView& a) {
+  if (path.empty()) fail(ErrorCode::Data, "cannot write a .npy file: the file name is empty");
+  check_writable(path, a);
   std::string header = make_header(a);
 
   // np.save writes through a symbolic link and keeps an existing file's
@@ -678,6 +687,12 @@ void write_npy(const std::string& path, const ArrayView& a) {
     ::unlink(tmp.c_str());
     io_error(path, "cannot write", err);
   }
+}
+
+void write_npy(int fd, const ArrayView& a, const std::string& name_for_errors) {
+  check_writable(name_for_errors, a);
+  std::string header = make_header(a);
+  if (!write_all(fd, header.data(), header.size()) || !write_data(fd, a)) io_error(name_for_errors, "cannot write", errno);
 }
 
 }  // namespace cujit

@@ -32,4 +32,8 @@ HostArray parse_npy(std::string_view bytes, const std::string& name_for_errors);
 // partial file behind.
 void write_npy(const std::string& path, const ArrayView& a);
 
+// The same bytes written to an open descriptor as they are made (a pipe:
+// standard output), with no temporary file; `name_for_errors` stands for it.
+void write_npy(int fd, const ArrayView& a, const std::string& name_for_errors);
+
 }  // namespace cujit

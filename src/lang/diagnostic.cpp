@@ -40,6 +40,31 @@ std::string render_diagnostic(std::string_view src, Span span, std::string_view 
   return out;
 }
 
+std::string colorize_diagnostic(std::string_view text) {
+  constexpr std::string_view bold = "\033[1m", red = "\033[1;31m", green = "\033[1;32m", cyan = "\033[1;36m",
+                             reset = "\033[0m";
+  std::string out;
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    std::size_t lead = line.find_first_not_of(" \t");
+    if (line.substr(0, 7) == "error: ") {
+      out.append(red).append("error:").append(reset).append(" ").append(bold).append(line.substr(7)).append(reset);
+    } else if (line.substr(0, 6) == "hint: ") {
+      out.append(cyan).append("hint:").append(reset).append(line.substr(5));
+    } else if (lead != std::string_view::npos && line[lead] == '^' &&
+               line.find_first_not_of("~", lead + 1) == std::string_view::npos) {
+      out.append(line.substr(0, lead)).append(green).append(line.substr(lead)).append(reset);
+    } else {
+      out.append(line);
+    }
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
 void program_error(std::string_view source, Span span, std::string_view message, std::string_view hint) {
   fail(ErrorCode::Program, render_diagnostic(source, span, message, hint));
 }

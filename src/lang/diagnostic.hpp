@@ -22,6 +22,11 @@ inline Span join(Span a, Span b) { return {a.begin < b.begin ? a.begin : b.begin
 std::string render_diagnostic(std::string_view source, Span span, std::string_view message,
                               std::string_view hint);
 
+// The rendered text with ANSI colours, for a terminal: "error:" bold red
+// with its message bold, the caret line bold green, "hint:" bold cyan. Other
+// lines pass unchanged, so any error text may be given.
+std::string colorize_diagnostic(std::string_view rendered);
+
 // Throws cujit::Error(ErrorCode::Program) carrying the rendered diagnostic.
 [[noreturn]] void program_error(std::string_view source, Span span, std::string_view message,
                                 std::string_view hint = {});

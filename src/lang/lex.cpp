@@ -3,18 +3,28 @@
 #include "lang/hints.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <system_error>
+
+#include "lang/hints.hpp"
+#include "lang/number.hpp"
 
 namespace cujit {
 
 namespace {
 
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// ASCII only, never <cctype>: isalpha and tolower follow the C locale, and
+// under a Latin-1 locale isalpha('\xe9') is true, which would let 'é' into
+// an identifier (and into the generated CUDA source).
+bool ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+bool ident_start(char c) { return ascii_alpha(c) || c == '_'; }
+bool ident_char(char c) { return ascii_alpha(c) || ascii_digit(c) || c == '_'; }
 
 // Longest match first, so `<<=` is not read as `<<` `=`. `**=`, `//=`, `//`
 // and `.` are no operators of the language: they are tokens so that the parser
@@ -52,8 +62,8 @@ class Lexer {
         out.push_back(make(Tok::Ident, b, pos_));
         continue;
       }
-      if (std::isdigit(static_cast<unsigned char>(c)) ||
-          (c == '.' && pos_ + 1 < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_ + 1])))) {
+      if (ascii_digit(c) ||
+          (c == '.' && pos_ + 1 < src_.size() && ascii_digit(src_[pos_ + 1]))) {
         out.push_back(number());
         continue;
       }
@@ -111,24 +121,24 @@ class Lexer {
     bool is_float = false;
     int base = 10;
     if (src_[pos_] == '0' && pos_ + 1 < src_.size() && std::strchr("xXbBoO", src_[pos_ + 1])) {
-      char k = static_cast<char>(std::tolower(static_cast<unsigned char>(src_[pos_ + 1])));
+      char k = ascii_lower(src_[pos_ + 1]);
       base = k == 'x' ? 16 : k == 'b' ? 2 : 8;
       pos_ += 2;
-      while (pos_ < src_.size() && std::isxdigit(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+      while (pos_ < src_.size() && (ascii_digit(src_[pos_]) || (ascii_lower(src_[pos_]) >= 'a' && ascii_lower(src_[pos_]) <= 'f'))) ++pos_;
     } else {
-      while (pos_ < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+      while (pos_ < src_.size() && ascii_digit(src_[pos_])) ++pos_;
       if (pos_ < src_.size() && src_[pos_] == '.') {
         is_float = true;
         ++pos_;
-        while (pos_ < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+        while (pos_ < src_.size() && ascii_digit(src_[pos_])) ++pos_;
       }
       if (pos_ < src_.size() && (src_[pos_] == 'e' || src_[pos_] == 'E')) {
         std::size_t p = pos_ + 1;
         if (p < src_.size() && (src_[p] == '+' || src_[p] == '-')) ++p;
-        if (p < src_.size() && std::isdigit(static_cast<unsigned char>(src_[p]))) {
+        if (p < src_.size() && ascii_digit(src_[p])) {
           is_float = true;
           pos_ = p;
-          while (pos_ < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+          while (pos_ < src_.size() && ascii_digit(src_[pos_])) ++pos_;
         }
       }
     }
@@ -137,7 +147,7 @@ class Lexer {
     Token t = make(is_float ? Tok::Float : Tok::Int, b, pos_);
     std::string digits(src_.substr(b, digits_end - b));
     std::string suffix(src_.substr(digits_end, pos_ - digits_end));
-    for (auto& ch : suffix) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (auto& ch : suffix) ch = ascii_lower(ch);
     Span suffix_span{static_cast<std::uint32_t>(digits_end), static_cast<std::uint32_t>(pos_)};
 
     if (suffix == "j") {
@@ -163,8 +173,8 @@ class Lexer {
     }
 
     if (is_float || t.suffix == Suffix::Imag) {
-      errno = 0;
-      t.float_value = std::strtod(digits.c_str(), nullptr);
+      // Never strtod: it follows the locale (2.5 would read as 2 under de_DE).
+      parse_double_prefix(digits, t.float_value);
       if (base != 10) program_error(src_, t.span, "a hexadecimal, binary or octal literal cannot be imaginary");
       return t;
     }
@@ -174,15 +184,13 @@ class Lexer {
     std::string body = base == 10 ? digits : digits.substr(2);
     if (body.empty()) program_error(src_, t.span, "missing digits in numeric literal");
     for (char ch : body) {
-      int v = std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0' : std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10;
+      int v = ascii_digit(ch) ? ch - '0' : ascii_lower(ch) - 'a' + 10;
       if (v >= base)
         program_error(src_, t.span, "invalid digit '" + std::string(1, ch) + "' in " +
                                         (base == 16 ? "hexadecimal" : base == 8 ? "octal" : base == 2 ? "binary" : "decimal") +
                                         " literal");
     }
-    errno = 0;
-    t.int_value = std::strtoull(body.c_str(), nullptr, base);
-    if (errno == ERANGE)
+    if (std::from_chars(body.data(), body.data() + body.size(), t.int_value, base).ec == std::errc::result_out_of_range)
       program_error(src_, t.span, "integer literal is too large (the largest is 18446744073709551615)",
                     "write it as a float literal, e.g. '" + digits + ".0'");
     return t;
@@ -227,7 +235,7 @@ class Lexer {
       }
       program_error(src_, s, "strings are not part of the language");
     }
-    if (std::isprint(c)) {
+    if (c >= 0x20 && c < 0x7f) {
       hints::Fill fill;
       std::string key(1, static_cast<char>(c));
       fill.name = key;

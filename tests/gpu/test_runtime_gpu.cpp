@@ -392,7 +392,16 @@ TEST_CASE("ElementwiseKernel: raw CUDA mode", "[gpu][elementwise][raw_cuda]") {
   ElementwiseKernel broken("T x", "T z", "z = x +* ;", "broken", o);
   std::string what;
   CHECK(code_of([&] { broken(dev(x)); }, &what) == ErrorCode::Program);
-  CHECK(what.find("does not compile") != std::string::npos);
+  CHECK(what.rfind("your CUDA code failed to compile: kernel 'cujit_broken' (NVRTC_ERROR_COMPILATION)\n", 0) == 0);
+  try {
+    broken(dev(x));
+    FAIL("no CompileError");
+  } catch (const CompileError& e) {
+    CHECK(e.stage() == "compile");
+    CHECK(e.log().find("cujit_broken.cu(") != std::string::npos);
+    CHECK(e.source().find("z = x +* ;") != std::string::npos);
+    CHECK(e.options().find("--gpu-architecture=sm_") != std::string::npos);
+  }
 }
 
 TEST_CASE("evaluate: device arrays run on their GPU", "[gpu][evaluate]") {
@@ -485,4 +494,18 @@ TEST_CASE("A second process finds the kernel in the disk cache", "[gpu][cache]")
   CHECK(first.find("(compiled)") != std::string::npos);
   CHECK(second.find("(disk cache hit)") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("ElementwiseKernel: host arrays (CPU evaluator) and device arrays agree; outputs by name", "[gpu][elementwise]") {
+  ElementwiseKernel k("T x, T y, float32 a", "T z, bool pos", "z = a * x + y\npos = z > 0", "axpy_both");
+  HostArray hx = f32({1000}, [](std::int64_t q) { return static_cast<float>(q % 17) - 8.5f; });
+  HostArray hy = f32({1000}, [](std::int64_t q) { return static_cast<float>(q % 5) * 0.25f; });
+  auto host = k(hx.view(), hy.view(), 2.5);
+  auto gpu = k(dev(hx), dev(hy), 2.5);
+  CHECK(host["z"].device() == Device::cpu());
+  CHECK(gpu["z"].device() == Device::cuda(0));
+  CHECK(std::memcmp(host["z"].data(), gpu["z"].to_host().data(), 4000) == 0);
+  CHECK(std::memcmp(host["pos"].data(), gpu["pos"].to_host().data(), 1000) == 0);
+  auto outs = evaluate("out = x * 2.5", {{"x", dev(hx)}});
+  CHECK(outs["out"].device() == Device::cuda(0));
 }

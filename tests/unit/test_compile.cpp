@@ -24,14 +24,14 @@ bool supported(int arch) {
   return std::find(a.begin(), a.end(), arch) != a.end();
 }
 
-Error compile_error(const std::string& source, const CompileOptions& opt) {
+CompileError compile_error(const std::string& source, const CompileOptions& opt) {
   try {
     compile_cuda(source, "bad", opt);
-  } catch (const Error& e) {
+  } catch (const CompileError& e) {
     return e;
   }
-  FAIL("compile_cuda did not throw");
-  return Error(ErrorCode::Internal, "");
+  FAIL("compile_cuda did not throw a CompileError");
+  return CompileError(ErrorCode::Internal, "", {});
 }
 
 }  // namespace
@@ -127,7 +127,7 @@ TEST_CASE("a compile error is Internal and carries the log, the options and numb
       "extern \"C\" __global__ void k(float* y) {\n"
       "  y[0] = 1.0f\n"
       "}\n";
-  Error e = compile_error(src, opt);
+  CompileError e = compile_error(src, opt);
   CHECK(e.code() == ErrorCode::Internal);
   std::string m = e.what();
   CAPTURE(m);
@@ -139,6 +139,33 @@ TEST_CASE("a compile error is Internal and carries the log, the options and numb
   CHECK(contains(m, "\nsource:\n1 | extern \"C\" __global__ void k(float* y) {\n"
                     "2 |   y[0] = 1.0f\n"
                     "3 | }\n"));
+  // The same parts, each on its own, for an application to show or log.
+  CHECK(e.stage() == "compile");
+  CHECK(e.options() == options_string(opt));
+  CHECK(e.log().rfind("bad.cu(3): error: expected a \";\"", 0) == 0);
+  CHECK(e.source() == "1 | extern \"C\" __global__ void k(float* y) {\n"
+                      "2 |   y[0] = 1.0f\n"
+                      "3 | }\n");
+  CHECK(contains(m, "options: " + e.options() + "\n"));
+  CHECK(contains(m, "NVRTC log:\n" + e.log() + "\n"));
+}
+
+TEST_CASE("a compile error in the caller's own CUDA code is a Program error that says so") {
+  CompileOptions opt;
+  opt.arch = cap_arch(80);
+  opt.user_code = true;
+  CompileError e = compile_error("extern \"C\" __global__ void k(float* y) { y[0] = +* ; }\n", opt);
+  CHECK(e.code() == ErrorCode::Program);
+  std::string m = e.what();
+  CHECK(m.rfind("your CUDA code failed to compile: kernel 'bad' (NVRTC_ERROR_COMPILATION)\nNVRTC ", 0) == 0);
+  CHECK_FALSE(contains(m, "internal error"));
+  CHECK(e.stage() == "compile");
+  CHECK(contains(e.log(), "bad.cu(1): error: expected an expression"));
+  CHECK(e.source() == "1 | extern \"C\" __global__ void k(float* y) { y[0] = +* ; }\n");
+  // user_code does not change the compiled code: the cache key stays the same.
+  CompileOptions plain = opt;
+  plain.user_code = false;
+  CHECK(options_string(opt) == options_string(plain));
 }
 
 TEST_CASE("numbered source pads line numbers to one width") {
@@ -172,7 +199,13 @@ TEST_CASE("kernels including cuda_fp16.h and cuda_bf16.h compile with the toolki
 TEST_CASE("a header found nowhere is a Device error naming it and where cujit looked") {
   CompileOptions opt;
   opt.arch = cap_arch(80);
-  Error e = compile_error("#include <cujit_no_such_header.h>\n", opt);
+  // Found missing before NVRTC runs: a plain Error, there is no log.
+  Error e(ErrorCode::Internal, "");
+  try {
+    compile_cuda("#include <cujit_no_such_header.h>\n", "bad", opt);
+  } catch (const Error& x) {
+    e = x;
+  }
   CHECK(e.code() == ErrorCode::Device);
   CHECK(contains(e.what(), "CUDA headers missing: the kernel 'bad' includes "
                            "<cujit_no_such_header.h>, which is in none of: " +
@@ -205,7 +238,7 @@ TEST_CASE("select_image takes the cubin where it runs and PTX on newer GPUs") {
   }
 }
 
-TEST_CASE("prewarm_nvrtc starts NVRTC once in the background and compiles still work beside it", "[compile]") {
+TEST_CASE("prewarm_nvrtc reads NVRTC ahead once and compiles work after it", "[compile]") {
   cujit::prewarm_nvrtc();
   cujit::prewarm_nvrtc();  // once per process: the second call does nothing
   cujit::CompileOptions o;

@@ -280,7 +280,8 @@ TEST_CASE("ElementwiseKernel: argument errors come before any device work", "[ru
   CHECK(code_of([&] { k(a.view()); }, &what) == ErrorCode::Usage);  // 1 argument for 2 inputs
   CHECK(what.find("takes 2 inputs and 1 output") != std::string::npos);
   CHECK(code_of([&] { k(a.view(), a.view(), 3.0); }, &what) == ErrorCode::Usage);  // a scalar output
-  CHECK(code_of([&] { k(a.view(), a.view(), a.view()); }, &what) == ErrorCode::Usage);  // a host output
+  ArrayView on_gpu = ArrayView::cuda(reinterpret_cast<float*>(0x1000), {4});
+  CHECK(code_of([&] { k(on_gpu, on_gpu, a.view()); }, &what) == ErrorCode::Usage);  // a host output, device inputs
   CHECK(what.find("host memory") != std::string::npos);
   HostArray d(DType::Float64, Shape{4});
   ElementwiseKernel k2("T x, T y", "float32 z", "z = x + y", "add2");

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <map>
 #include <set>
 #include <vector>
@@ -28,13 +29,14 @@
 #include "io/npy.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
+#include "../tool_common.hpp"
 
 using namespace cujit;
 
 namespace {
 
 struct Options {
-  std::string program;
+  std::string program, program_file;
   std::vector<std::string> inputs, outputs, types;
   bool print = false, verbose = false, bench = false;
   std::string emit, arch;
@@ -196,7 +198,7 @@ void print_cache_counters() {
 // --emit: the kernel a GPU run of these inputs would use, as source, PTX or
 // cubin. The layout is planned as for arrays in fresh device memory (aligned,
 // C-contiguous); no GPU is needed.
-int emit(const Options& opt, const Program& program, const std::vector<Input>& inputs, const Shape* shape) {
+int emit(const Options& opt, const std::shared_ptr<const Program>& program, const std::vector<Input>& inputs, const Shape* shape) {
   using clock = std::chrono::steady_clock;
   if (opt.emit != "source" && opt.emit != "ptx" && opt.emit != "cubin")
     fail(ErrorCode::Usage, "--emit must be source, ptx or cubin, got '{}'", opt.emit);
@@ -214,8 +216,8 @@ int emit(const Options& opt, const Program& program, const std::vector<Input>& i
   }
   std::vector<ArrayView> views;
   for (const Input& in : inputs) views.push_back(in.view);
-  Shape out_shape = shape ? *shape : broadcast_shape(program, views.data());
-  for (const Var& v : program.outputs) {
+  Shape out_shape = shape ? *shape : broadcast_shape(*program, views.data());
+  for (const Var& v : program->outputs) {
     OperandView o;
     o.dtype = v.dtype;
     o.shape = out_shape;
@@ -224,38 +226,84 @@ int emit(const Options& opt, const Program& program, const std::vector<Input>& i
     fake += (static_cast<std::uintptr_t>(out_shape.size()) * dtype_size(v.dtype) + 511) & ~std::uintptr_t{255};
     outs.push_back(o);
   }
+  // The launcher's own planning and cache path: what is emitted (and, for
+  // PTX and cubin, compiled into the kernel cache and recorded with
+  // CUJIT_RECORD) is the kernel a GPU run would look up.
+  GpuOptions go;
+  go.kernel_name = "jitrun";
+  GpuProgram g(program, go);
   auto t0 = clock::now();
-  LaunchPlan plan = plan_launch(program, ins, outs, GpuOptions{}.max_vector);
-  std::string source = generate_source(program, plan.layout, "jitrun");
+  KernelLayout layout = g.plan(ins, outs);
   double t_codegen = ms_since(t0);
   if (opt.emit == "source") {
+    std::string source = g.source(layout);
+    t_codegen = ms_since(t0);
     std::fputs(source.c_str(), stdout);
   } else {
-    CompileOptions co;
-    co.arch = cap_arch(!opt.arch.empty() ? parse_arch(opt.arch) : gpu_available() ? device_info(0).arch() : 90);
+    const int arch = cap_arch(!opt.arch.empty() ? parse_arch(opt.arch) : gpu_available() ? device_info(0).arch() : 90);
+    if (opt.emit == "cubin" && (opt.outputs.size() != 1 || opt.outputs[0].find('=') != std::string::npos))
+      fail(ErrorCode::Usage, "--emit cubin writes a file: give its path with -o PATH");
     auto t1 = clock::now();
-    CompiledKernel k = compile_cuda(source, "jitrun", co);
-    if (opt.verbose) std::fprintf(stderr, "jitrun: NVRTC %.1f ms for %s\n", ms_since(t1), k.target.c_str());
+    bool compiled = false;
+    auto k = g.compile(layout, arch, &compiled);
+    if (opt.verbose)
+      std::fprintf(stderr, "jitrun: %s %.1f ms for %s\n", compiled ? "NVRTC" : "kernel cache", ms_since(t1), k->target.c_str());
     if (opt.emit == "ptx") {
-      std::fputs(k.ptx.c_str(), stdout);
+      std::fputs(k->ptx.c_str(), stdout);
     } else {
-      if (opt.outputs.size() != 1 || opt.outputs[0].find('=') != std::string::npos)
-        fail(ErrorCode::Usage, "--emit cubin writes a file: give its path with -o PATH");
-      FILE* f = std::fopen(opt.outputs[0].c_str(), "wb");
-      if (!f || std::fwrite(k.cubin.data(), 1, k.cubin.size(), f) != k.cubin.size() || std::fclose(f) != 0)
-        fail(ErrorCode::Data, "{}: cannot write the cubin: {}", opt.outputs[0], std::strerror(errno));
-      std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s\n", k.cubin.size(), k.target.c_str(), opt.outputs[0].c_str());
+      const bool to_stdout = opt.outputs[0] == "-";
+      if (to_stdout && ::isatty(STDOUT_FILENO) == 1)
+        fail(ErrorCode::Usage, "--emit cubin -o -: standard output is a terminal; redirect it to a file or a pipe");
+      FILE* f = to_stdout ? stdout : std::fopen(opt.outputs[0].c_str(), "wb");
+      if (!f || std::fwrite(k->cubin.data(), 1, k->cubin.size(), f) != k->cubin.size() || (to_stdout ? std::fflush(f) : std::fclose(f)) != 0)
+        fail(ErrorCode::Data, "{}: cannot write the cubin: {}", to_stdout ? "standard output" : opt.outputs[0], std::strerror(errno));
+      std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s\n", k->cubin.size(), k->target.c_str(),
+                   to_stdout ? "standard output" : opt.outputs[0].c_str());
     }
   }
   if (opt.verbose)
-    std::fprintf(stderr, "jitrun: layout %s; plan+codegen %.3f ms\n", plan.layout.key_string().c_str(), t_codegen);
+    std::fprintf(stderr, "jitrun: layout %s; plan+codegen %.3f ms\n", layout.key_string().c_str(), t_codegen);
   return 0;
 }
 
-int run(const Options& opt) {
+int run(const Options& args) {
   using clock = std::chrono::steady_clock;
+
+  // '-' is standard input (-f -, -i NAME=-) or output (-o NAME=-), once each.
+  int stdin_users = args.program_file == "-" ? 1 : 0;
+  for (const auto& spec : args.inputs) stdin_users += split_eq(spec, "-i/--input").second == "-";
+  if (stdin_users > 1)
+    fail(ErrorCode::Usage, "only one of -f and -i can read standard input ('-'); save the others to files");
+  Options opt = args;
+  if (!opt.program_file.empty()) {
+    if (!opt.program.empty()) fail(ErrorCode::Usage, "give the program either as an argument or with -f FILE, not both");
+    opt.program = jitrun::read_text_file(opt.program_file);
+  } else if (opt.program.empty()) {
+    fail(ErrorCode::Usage, "no program: give it as an argument, e.g. 'out = sin(x)*5', or with -f FILE");
+  }
+  std::map<std::string, std::string> paths;
+  std::string to_stdout;  // the output written to standard output (-o NAME=-)
+  for (const auto& o : opt.emit == "cubin" ? std::vector<std::string>{} : opt.outputs) {
+    auto [name, path] = split_eq(o, "-o/--output");
+    paths[name] = path;
+    if (path != "-") continue;
+    if (!to_stdout.empty())
+      fail(ErrorCode::Usage, "-o {}=- and -o {}=-: only one output can go to standard output", to_stdout, name);
+    to_stdout = name;
+  }
+  if (!to_stdout.empty()) {
+    if (opt.print) fail(ErrorCode::Usage, "--print and -o {}=- both write to standard output; drop one", to_stdout);
+    if (!opt.emit.empty()) fail(ErrorCode::Usage, "--emit writes the kernel to standard output; -o {}=- cannot", to_stdout);
+    if (opt.bench) fail(ErrorCode::Usage, "--bench prints its timings on standard output; -o {}=- cannot share it", to_stdout);
+    if (::isatty(STDOUT_FILENO) == 1)
+      fail(ErrorCode::Usage, "-o {}=-: standard output is a terminal; redirect it to a file or a pipe", to_stdout);
+  }
+
+  // After the usage checks, so a usage error is not preceded by the notice
+  // of a run on the CPU; before the inputs are read or made, so that NVRTC's
+  // start-up overlaps that, the context creation and the inputs' upload
+  // (kernels compile after all three).
   const int device = opt.emit.empty() ? choose_device(opt.device) : -1;
-  // NVRTC's start-up overlaps the context creation and the inputs' upload (kernels compile after both).
   if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
   if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
@@ -280,11 +328,6 @@ int run(const Options& opt) {
     auto d = dtype_from_name(dt);
     if (!d) fail(ErrorCode::Usage, "-t {}: unknown dtype '{}'", name, dt);
     specs.push_back(OutputSpec{name, *d});
-  }
-  std::map<std::string, std::string> paths;
-  for (const auto& o : opt.emit == "cubin" ? std::vector<std::string>{} : opt.outputs) {
-    auto [name, path] = split_eq(o, "-o/--output");
-    paths[name] = path;
   }
 
   auto t0 = clock::now();
@@ -317,7 +360,7 @@ int run(const Options& opt) {
       }
   }
 
-  if (!opt.emit.empty()) return emit(opt, *program, inputs, shape);
+  if (!opt.emit.empty()) return emit(opt, program, inputs, shape);
 
   std::vector<std::pair<std::string, Array>> outs;
   if (device < 0) {
@@ -385,11 +428,18 @@ int run(const Options& opt) {
     }
   }
 
+  // With a .npy on standard output, the other outputs' summaries go to stderr.
+  FILE* text_out = to_stdout.empty() ? stdout : stderr;
   for (const auto& [name, a] : outs) {
     auto it = paths.find(name);
-    if (it != paths.end()) write_npy(it->second, a.view());
-    if (opt.print) std::printf("%s = %s\n", name.c_str(), format_array(a.view()).c_str());
-    else if (it == paths.end()) std::printf("%s\n", summary(name, a).c_str());
+    if (it != paths.end() && it->second == "-") {
+      std::fflush(stdout);
+      write_npy(STDOUT_FILENO, a.view(), "standard output");
+    } else if (it != paths.end()) {
+      write_npy(it->second, a.view());
+    }
+    if (opt.print) std::fprintf(text_out, "%s = %s\n", name.c_str(), format_array(a.view()).c_str());
+    else if (it == paths.end()) std::fprintf(text_out, "%s\n", summary(name, a).c_str());
   }
   return 0;
 }
@@ -398,15 +448,20 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   CLI::App app{"jitrun: evaluate a cujit elementwise program.\n"
-               "Example: jitrun -i x=rand(1000000) 'out = sin(x)*5'"};
+               "Example: jitrun -i x=rand(1000000) 'out = sin(x)*5'\n"
+               "Pipes: jitrun -i x=- -o out=- 'out = x * 2' < x.npy > out.npy"};
+  app.set_version_flag("--version", tools::version_text("jitrun"));
+  app.footer(tools::help_footer());
   Options opt;
-  app.add_option("PROGRAM", opt.program, "the program, e.g. 'out = sin(x)*5'")->required();
+  app.add_option("PROGRAM", opt.program, "the program, e.g. 'out = sin(x)*5' (or -f FILE)");
+  app.add_option("-f,--file", opt.program_file, "read the program from FILE ('-': standard input)");
   app.add_option("-i,--input", opt.inputs,
-                 "NAME=SOURCE: a .npy file; a scalar (3.5, 2.0f, 7); or rand(N), randn(N), arange(N), "
-                 "linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by default); "
-                 "N may be 1e6 or 3x4")
+                 "NAME=SOURCE: a .npy file ('-': standard input); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
+                 "arange(N), linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by "
+                 "default); N may be 1e6 or 3x4")
       ->allow_extra_args(false);
-  app.add_option("-o,--output", opt.outputs, "NAME=PATH: write that output to a .npy file (with --emit cubin: PATH)")
+  app.add_option("-o,--output", opt.outputs,
+                 "NAME=PATH: write that output to a .npy file ('-': standard output); with --emit cubin: PATH")
       ->allow_extra_args(false);
   app.add_option("-t,--type", opt.types, "NAME=DTYPE: declare an output's dtype")->allow_extra_args(false);
   app.add_option("--emit", opt.emit, "print the kernel's CUDA source or PTX, or write its cubin (-o PATH); no GPU needed")
@@ -421,9 +476,7 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", opt.verbose, "print phase timings");
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "jitrun: %s\nRun 'jitrun --help' for the options.\n", e.what());
@@ -432,9 +485,7 @@ int main(int argc, char** argv) {
   try {
     return run(opt);
   } catch (const Error& e) {
-    if (e.code() == ErrorCode::Program) std::fprintf(stderr, "%s\n", e.what());
-    else std::fprintf(stderr, "jitrun: %s\n", e.what());
-    return e.exit_code();
+    return tools::report("jitrun", e);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "jitrun: internal error: %s\n", e.what());
     return static_cast<int>(ErrorCode::Internal);

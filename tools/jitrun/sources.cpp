@@ -4,9 +4,16 @@
 #include <complex>
 #include <random>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "fail.hpp"
 #include "lang/lex.hpp"
+#include "lang/number.hpp"
 #include "io/npy.hpp"
 #include "scalar.hpp"
 
@@ -48,15 +55,9 @@ template <class F> void fill(HostArray& a, F value_at) {
 }
 
 double number(const std::string& name, const std::string& text, const std::string& s) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || s.empty()) bad(name, text, "'" + s + "' is not a number");
-  return v;
+  std::optional<double> v = parse_double(s);  // not std::stod, which follows the locale
+  if (!v) bad(name, text, "'" + s + "' is not a number");
+  return *v;
 }
 
 Shape extents(const std::string& name, const std::string& text, const std::string& s) {
@@ -137,11 +138,45 @@ bool scalar_literal(const std::string& text, Source& out) {
 
 }  // namespace
 
+// All of standard input; a Usage error when it is a terminal, where the
+// user would wait for input that never comes.
+static std::string read_stdin(const std::string& flag) {
+  if (::isatty(STDIN_FILENO) == 1)
+    fail(ErrorCode::Usage, "{}: standard input is a terminal; pipe or redirect the data in (e.g. < file)", flag);
+  std::string data;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(ErrorCode::Data, "{}: cannot read standard input: {}", flag, std::strerror(errno));
+    }
+    data.append(buf, static_cast<std::size_t>(n));
+  }
+  return data;
+}
+
 Shape parse_shape(const std::string& text) { return extents("--shape", text, text); }
+
+std::string read_text_file(const std::string& path) {
+  if (path == "-") return read_stdin("-f -");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail(ErrorCode::Data, "-f {}: is a directory, not a program file", path);
+  std::ifstream f(path, std::ios::binary);
+  std::string text;
+  if (f) text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  if (!f && !f.eof()) fail(ErrorCode::Data, "-f {}: cannot read the program: {}", path, std::strerror(errno));
+  return text;
+}
 
 Source make_source(const std::string& name, const std::string& text, std::uint64_t seed) {
   Source src;
   struct stat st {};
+  if (text == "-") {
+    src.array = parse_npy(read_stdin("-i " + name + "=-"), "standard input (-i " + name + "=-)");
+    return src;
+  }
   if (text.size() > 4 && text.compare(text.size() - 4, 4, ".npy") == 0) {
     src.array = read_npy(text);
     return src;

@@ -17,6 +17,11 @@ struct Source {
 // "1000", "1e6" or "3x4".
 Shape parse_shape(const std::string& text);
 
+// `text` "-" reads a .npy file from standard input.
 Source make_source(const std::string& name, const std::string& text, std::uint64_t seed);
+
+// A whole text file ("-": standard input) for -f; a Data error naming it when
+// it cannot be read.
+std::string read_text_file(const std::string& path);
 
 }  // namespace cujit::jitrun

@@ -1,0 +1,33 @@
+// record: what a compiled kernel was made from, as a precompile-manifest
+// entry ("recipe"), kept two ways:
+//  - appended to the file $CUJIT_RECORD names whenever a kernel had to be
+//    compiled (record mode), so `jitcache precompile FILE` compiles exactly
+//    those kernels ahead on another machine or before the next run;
+//  - as a comment trailer at the end of the entry's PTX in the disk cache, so
+//    `jitcache list` can show the program, dtypes and layout of an entry.
+//    PTX comments are ignored by the driver's JIT and the entry format is
+//    unchanged, so caches stay readable by every cujit version both ways.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace cujit {
+
+// A TOML basic string (quoted, escaped): the one way recipes quote text.
+std::string toml_quote(std::string_view s);
+
+// Whether CUJIT_RECORD names a file (read once per process).
+bool recording();
+// Appends `entry` (one whole [[kernel]] table, ending in a newline) to the
+// record file unless an identical entry is there already. Several processes
+// may record into one file at once: each append happens under flock() on the
+// file, in one write. Failures are warned about once on stderr, never thrown:
+// recording must not break the application.
+void record_kernel(const std::string& entry);
+
+// The PTX comment trailer carrying `recipe`, and the recipe back from PTX
+// that ends with one (empty when there is none).
+std::string recipe_trailer(std::string_view recipe);
+std::string recipe_from_ptx(std::string_view ptx);
+
+}  // namespace cujit
