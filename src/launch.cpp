@@ -15,6 +15,7 @@
 #include "entry.hpp"
 #include "fail.hpp"
 #include "kernel_cache.hpp"
+#include "kernel_image.hpp"
 #include "key.hpp"
 #include "scratch.hpp"
 
@@ -308,7 +309,7 @@ struct GpuProgram::Impl {
       bool compiled = false;
       t0 = clock_type::now();
       try {
-        entry = compile_through_cache(source, opt.kernel_name, co, &compiled);
+        entry = compile_through_cache(source, opt.kernel_name, co, &compiled, &lk->sig);
       } catch (const Error& e) {
         // In raw CUDA mode the source is the user's: a compile error is theirs.
         if (opt.render && e.code() == ErrorCode::Internal)
@@ -600,19 +601,33 @@ void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream)
 }
 
 std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
-                                                          const CompileOptions& co, bool* compiled) {
-  const std::string target = fmt::format("sm_{}", cap_arch(co.arch));
+                                                          const CompileOptions& co, bool* compiled,
+                                                          const std::vector<ArgSlot>* signature,
+                                                          cache::KernelCache* cache) {
+  const int arch = cap_arch(co.arch);
+  const std::string target = fmt::format("sm_{}", arch);
   const cache::Key key = cache::make_key(source, options_string(co), target, nvrtc_version());
-  return cache::global_cache().get_or_compile(key, target, [&] {
-    if (compiled) *compiled = true;
-    CompiledKernel k = compile_cuda(source, kernel_name, co);
-    cache::Entry e;
-    e.target = k.target;
-    e.cubin = std::move(k.cubin);
-    e.ptx = std::move(k.ptx);
-    e.source = source;
-    return e;
-  });
+  cache::KernelExpect expect;
+  expect.name = kernel_name;
+  expect.arch = arch;
+  if (signature) {
+    expect.params.emplace();
+    for (const ArgSlot& a : *signature) expect.params->push_back({a.size, a.align});
+  }
+  cache::KernelCache& kc = cache ? *cache : cache::global_cache();
+  return kc.get_or_compile(
+      key, target,
+      [&] {
+        if (compiled) *compiled = true;
+        CompiledKernel k = compile_cuda(source, kernel_name, co);
+        cache::Entry e;
+        e.target = k.target;
+        e.cubin = std::move(k.cubin);
+        e.ptx = std::move(k.ptx);
+        e.source = source;
+        return e;
+      },
+      [&](const cache::Entry& e) { return cache::check_kernel_image(e, expect); });
 }
 
 }  // namespace cujit

@@ -26,6 +26,10 @@
 #include "entry.hpp"
 #include "cujit/array.hpp"
 
+namespace cujit::cache {
+class KernelCache;
+}
+
 namespace cujit {
 
 struct Program;
@@ -107,7 +111,13 @@ void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream 
 // NVRTC, once across threads and processes), keyed by the source, options,
 // target and NVRTC version: what a launch does for a new layout, and what
 // `jitcache compile` does without a GPU. `compiled` tells whether NVRTC ran.
+// An entry read from disk must hold `kernel_name` for the target (ELF, symbol,
+// PTX; cache/kernel_image.hpp) and, when `signature` is given, take those
+// parameters; otherwise it is discarded with a warning and compiled again.
+// `cache` defaults to the process-wide one.
 std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
-                                                          const CompileOptions& co, bool* compiled = nullptr);
+                                                          const CompileOptions& co, bool* compiled = nullptr,
+                                                          const std::vector<ArgSlot>* signature = nullptr,
+                                                          cache::KernelCache* cache = nullptr);
 
 }  // namespace cujit

@@ -126,7 +126,8 @@ int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
     cache::Key key = cache::make_key(source, options, target, nvrtc_version());
     bool compiled = false;
     auto t0 = std::chrono::steady_clock::now();
-    compile_through_cache(source, a.name, co, &compiled);
+    const std::vector<ArgSlot> sig = kernel_signature(p, l);
+    compile_through_cache(source, a.name, co, &compiled, &sig);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%s  %s  %-28s %s (%.1f ms)\n", key.hex().c_str(), target.c_str(), l.key_string().c_str(),
                 compiled ? "compiled" : "already cached", ms);
