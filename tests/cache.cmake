@@ -12,3 +12,13 @@ set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cache.cpp PROP
   COMPILE_OPTIONS "${CUJIT_WARNINGS}")
 
 add_test(NAME cache COMMAND cujit_tests "[cache]")
+
+# Issue 13: the cache's fault tests (also part of `unit`), and the load tests
+# (hidden from `unit`; 32 threads, 16 jitcache processes, killed writers),
+# each bounded in time so a hang fails instead of stalling CI.
+add_dependencies(cujit_tests jitcache)
+target_compile_definitions(cujit_tests PRIVATE CUJIT_JITCACHE="$<TARGET_FILE:jitcache>")
+add_test(NAME cache_faults COMMAND cujit_tests "[fault]")
+add_test(NAME cache_load COMMAND cujit_tests "[load]")
+set_tests_properties(cache_faults PROPERTIES TIMEOUT 300)
+set_tests_properties(cache_load PROPERTIES TIMEOUT 400 RUN_SERIAL TRUE)
