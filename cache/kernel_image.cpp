@@ -134,6 +134,18 @@ std::string check_cubin(std::string_view cubin, const KernelExpect& x) {
   if (h.e_shentsize != sizeof(Elf64_Shdr) || h.e_shnum == 0 || h.e_shstrndx >= h.e_shnum ||
       !within(cubin, h.e_shoff, std::uint64_t{h.e_shnum} * sizeof(Elf64_Shdr)))
     return "cubin: corrupt section table";
+  // The segments the driver loads, when there are program headers.
+  if (h.e_phnum != 0) {
+    if (h.e_phentsize != sizeof(Elf64_Phdr) ||
+        !within(cubin, h.e_phoff, std::uint64_t{h.e_phnum} * sizeof(Elf64_Phdr)))
+      return "cubin: corrupt program header table";
+    for (unsigned k = 0; k < h.e_phnum; ++k) {
+      Elf64_Phdr ph;
+      read_at(cubin, h.e_phoff + std::uint64_t{k} * sizeof(Elf64_Phdr), ph);
+      if (ph.p_filesz != 0 && !within(cubin, ph.p_offset, ph.p_filesz))
+        return fmt::format("cubin: segment {} lies outside the image", k);
+    }
+  }
   for (unsigned k = 0; k < h.e_shnum; ++k) {
     Elf64_Shdr s;
     read_at(cubin, h.e_shoff + std::uint64_t{k} * sizeof(Elf64_Shdr), s);

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -216,6 +217,37 @@ TEST_CASE("kernel check: what NVRTC makes from cujit's code generator passes, fo
     }
   }
   CHECK(checked >= 15);
+}
+
+TEST_CASE("kernel check: NVRTC's images pass for every SM it supports", "[cache][fault]") {
+  // Newer SMs add .nv.info attributes and change the ELF ABI version; the
+  // check must read them all.
+  int checked = 0;
+  for (int arch : nvrtc_supported_archs()) {
+    CAPTURE(arch);
+    const Entry e = compiled_entry(kernel_source(kName, kParams, kBody), kName, arch);
+    CHECK(check_kernel_image(e, expect_for(kName, kSig, arch)) == "");
+    ++checked;
+  }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("kernel check: survives every truncation and random damage of a real image", "[cache][fault]") {
+  // Run under AddressSanitizer, this shows every read is bounded.
+  const int arch = test_arch();
+  const Entry good = compiled_entry(kernel_source(kName, kParams, kBody), kName, arch);
+  const KernelExpect x = expect_for(kName, kSig, arch);
+  std::size_t rejected = 0, total = 0;
+  for (std::size_t n = 0; n < good.cubin.size(); ++n, ++total)
+    rejected += check_cubin(std::string_view(good.cubin).substr(0, n), x) != "";
+  CHECK(rejected == total);  // no prefix is a whole image
+  std::mt19937 rng(20261122);
+  std::uniform_int_distribution<std::size_t> at(0, good.cubin.size() - 1);
+  for (int k = 0; k < 5000; ++k) {
+    std::string img = good.cubin;
+    for (int flips = 1 + k % 4; flips > 0; --flips) img[at(rng)] = static_cast<char>(rng());
+    (void)check_cubin(img, x);  // any answer, but no crash and no read outside `img`
+  }
 }
 
 TEST_CASE("kernel check: each kind of damage is named", "[cache][fault]") {
