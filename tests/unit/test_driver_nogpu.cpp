@@ -1,6 +1,7 @@
 // The driver layer on a machine without a GPU (CI): nothing may crash, every
 // GPU call must say clearly why it cannot run. On a GPU machine the
 // no-device checks skip themselves; tests/gpu covers that case.
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -152,4 +153,33 @@ TEST_CASE("without a GPU, the API's GPU paths fail with the same Device error") 
   expect_device_error("Array::copy_of to device 0", [&] { Array::copy_of(x.view(), Device::cuda(0)); });
   expect_device_error("Array::copy_of from device 0", [&] { Array::copy_of(on_gpu, Device::cpu()); });
   expect_device_error("Array::empty on device 0", [&] { Array::empty(DType::Float32, {4}, Device::cuda(0)); });
+}
+
+// A driver that is there but has no device (tests/fake_driver): the message
+// says so, distinct from a missing driver. Loaded by path, beside whatever
+// driver this process uses.
+TEST_CASE("a driver without a device gives 'no CUDA device found', a failing cuInit names its error") {
+#ifndef CUJIT_FAKE_LIBCUDA
+  FAIL("CUJIT_FAKE_LIBCUDA is not defined: tests/fake_driver.cmake was not included");
+#else
+  gpu_available();  // the process-wide driver loads first (see probe_driver)
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string note = visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : "";
+  struct Row {
+    const char* mode;
+    std::string message;
+  };
+  const Row rows[] = {
+      {"no-device", "no CUDA device found" + note},
+      {"zero-devices", "no CUDA device found" + note},
+      {"init-error", "the CUDA driver cannot be used: cuInit failed: CUDA_ERROR_UNKNOWN (unknown error)"},
+      {"oom", ""},  // one device: the driver loads; allocations fail (tests/fake_driver/nodevice_test.sh)
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.mode);
+    ::setenv("CUJIT_FAKE_CUDA", r.mode, 1);
+    CHECK(detail::probe_driver(CUJIT_FAKE_LIBCUDA) == r.message);
+  }
+  ::unsetenv("CUJIT_FAKE_CUDA");
+#endif
 }
