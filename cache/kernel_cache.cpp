@@ -742,6 +742,10 @@ bool KernelCache::disk_writable() const {
   impl_->root(/*create=*/false);  // a folder that exists is checked now, not at the first compile
   return impl_->writable();
 }
+bool KernelCache::disk_trusted() const {
+  impl_->root(/*create=*/false);
+  return impl_->root_state_now() != Impl::RootState::Refused;
+}
 std::string KernelCache::entry_path(const Key& key) const { return impl_->entry_path(key); }
 std::string KernelCache::lock_path(const Key& key) const { return lock_path_of(impl_->entry_path(key)); }
 

@@ -128,6 +128,9 @@ class KernelCache {
   // Whether entries are still written to disk: false when disabled or after a
   // write failed (the cache then works in memory only).
   bool disk_writable() const;
+  // False when the folder breaks the trust rules (one warning says why): then
+  // nothing there is read, written or removed, maintenance included.
+  bool disk_trusted() const;
   std::string entry_path(const Key& key) const;  // dir/ab/abcd...
   std::string lock_path(const Key& key) const;   // dir/ab/abcd....lock
 

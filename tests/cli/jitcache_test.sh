@@ -67,7 +67,8 @@ expect_bounded 0 "not a regular file); recompiling" -- compile -i x=float32 'out
 expect_bounded 0 "2 entries checked, 0 bad" -- verify
 chmod 0777 "$CUJIT_CACHE_DIR"
 expect_bounded 3 "it is writable by group or others (mode 0777)" -- compile -i x=float32 'out = x + 2'
-expect_bounded 0 "0 entries in" -- list
+expect_bounded 3 "not using the cache folder" -- list
+expect_bounded 3 "it is writable by group or others (mode 0777)" -- clear
 chmod 0700 "$CUJIT_CACHE_DIR"
 expect_bounded 0 "2 entries in" -- list
 

@@ -466,6 +466,7 @@ void check_refused(const std::string& dir, const std::string& why) {
   }
   CHECK(w.lines == std::vector<std::string>{refusal(dir, why)});
   CHECK_FALSE(c.disk_writable());
+  CHECK_FALSE(c.disk_trusted());
   CHECK(c.counters().compiles == 2);
   CHECK(c.counters().disk_hits == 0);
   CHECK(c.counters().disk_writes == 0);
@@ -534,6 +535,7 @@ TEST_CASE("trust: a parent others can write is refused unless sticky", "[cache][
   KernelCache c(config_for(dir, w));
   auto e = c.get_or_compile(kKey, "sm_90", []() -> Entry { throw std::logic_error("must read the disk"); });
   CHECK(e->cubin == "CUBIN<planted>");  // the folder is the user's own: what is in it is theirs
+  CHECK(c.disk_trusted());
   CHECK(w.lines.empty());
 }
 

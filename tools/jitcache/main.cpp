@@ -177,6 +177,10 @@ int main(int argc, char** argv) {
     cache::KernelCache& kc = cache::global_cache();
     if (!kc.config().enabled) fail(ErrorCode::Usage, "the disk cache is off (CUJIT_CACHE=0)");
     if (*compile) return compile_command(ca, kc);
+    // A folder others could write is not touched (cache/FORMAT.md, "Trust").
+    if (!kc.disk_trusted())
+      fail(ErrorCode::Data, "not using the cache folder {}: others could write it (see the warning above)",
+           kc.config().dir);
     if (*list) {
       auto entries = kc.list();
       for (const auto& e : entries)
