@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -91,6 +92,29 @@ int make_dirs(const std::string& path) {
 
 std::string mode_text(mode_t m) { return fmt::format("{:04o}", static_cast<unsigned>(m & 07777)); }
 
+// Whether `gid` is the private group of user `owner` (user private groups,
+// the default on Debian and Ubuntu with umask 002): the owner's primary group
+// with no other member. Writable by that group is writable by the owner
+// alone; Debian's ssh makes the same exception.
+bool private_group(uid_t owner, gid_t gid) {
+  std::vector<char> buf(16384);
+  passwd pw;
+  passwd* pwp = nullptr;
+  if (::getpwuid_r(owner, &pw, buf.data(), buf.size(), &pwp) != 0 || !pwp || pwp->pw_gid != gid) return false;
+  const std::string name = pwp->pw_name;
+  std::vector<char> gbuf(65536);
+  group gr;
+  group* grp = nullptr;
+  if (::getgrgid_r(gid, &gr, gbuf.data(), gbuf.size(), &grp) != 0 || !grp) return false;
+  for (char** m = grp->gr_mem; m && *m; ++m)
+    if (name != *m) return false;
+  return true;
+}
+
+bool writable_by_others(const struct stat& st) {
+  return (st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && !private_group(st.st_uid, st.st_gid));
+}
+
 }  // namespace
 
 std::string untrusted_reason(const std::string& real, int fd, uid_t uid) {
@@ -99,7 +123,7 @@ std::string untrusted_reason(const std::string& real, int fd, uid_t uid) {
   if (st.st_uid != uid)
     return fmt::format("it belongs to uid {}, not to you (uid {}); use a folder of your own (CUJIT_CACHE_DIR)",
                        st.st_uid, uid);
-  if (st.st_mode & (S_IWGRP | S_IWOTH))
+  if (writable_by_others(st))
     return fmt::format("it is writable by group or others (mode {}); chmod go-w {} fixes that", mode_text(st.st_mode),
                        real);
   std::string p = real;
@@ -109,7 +133,7 @@ std::string untrusted_reason(const std::string& real, int fd, uid_t uid) {
     if (::lstat(p.c_str(), &st) != 0) return fmt::format("cannot inspect its parent {} ({})", p, errno_text(errno));
     if (st.st_uid != uid && st.st_uid != 0)
       return fmt::format("its parent {} belongs to uid {}, neither to you (uid {}) nor to root", p, st.st_uid, uid);
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+    if (writable_by_others(st) && !(st.st_mode & S_ISVTX))
       return fmt::format("its parent {} is writable by group or others without the sticky bit (mode {})", p,
                          mode_text(st.st_mode));
   }

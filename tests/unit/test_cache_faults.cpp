@@ -7,6 +7,8 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -500,12 +502,19 @@ TEST_CASE("trust: a new cache folder is made 0700 and used", "[cache][fault]") {
 }
 
 TEST_CASE("trust: a cache folder writable by group or others is refused", "[cache][fault]") {
-  for (mode_t mode : {0777, 0770, 0720, 0702, 0755 | S_ISVTX | 0002}) {
+  for (mode_t mode : {0777, 0702, 0755 | S_ISVTX | 0002, 0770, 0720}) {
     CAPTURE(mode);
+    const bool group_only = !(mode & S_IWOTH);
+    if (group_only && !can_chown()) {
+      WARN("skipping mode " << fmt::format("{:04o}", static_cast<unsigned>(mode))
+                            << ": giving the folder to a shared group needs root");
+      continue;
+    }
     TempDir tmp;
     const std::string dir = tmp / "cache";
     REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
     REQUIRE(::chmod(dir.c_str(), mode) == 0);
+    if (group_only) REQUIRE(::chown(dir.c_str(), static_cast<uid_t>(-1), 65534) == 0);  // nogroup: shared
     check_refused(dir, fmt::format("it is writable by group or others (mode {:04o}); chmod go-w {} fixes that",
                                    static_cast<unsigned>(mode), dir));
   }
@@ -517,6 +526,37 @@ TEST_CASE("trust: a cache folder writable by group or others is refused", "[cach
   Warnings w;
   KernelCache c(config_for(dir, w));
   c.get_or_compile(kKey, "sm_90", [] { return fake("x"); });
+  CHECK(c.counters().disk_writes == 1);
+  CHECK(w.lines.empty());
+}
+
+namespace {
+
+// Whether our primary group is ours alone (user private groups, umask 002).
+bool own_private_group() {
+  passwd* pw = ::getpwuid(::geteuid());
+  group* gr = pw ? ::getgrgid(pw->pw_gid) : nullptr;
+  if (!gr || pw->pw_gid != ::getegid()) return false;
+  for (char** m = gr->gr_mem; m && *m; ++m)
+    if (std::string(*m) != pw->pw_name) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("trust: writable by the user's private group is writable by the user alone", "[cache][fault]") {
+  if (!own_private_group()) {
+    WARN("skipping: this user's primary group is shared");
+    return;
+  }
+  TempDir tmp;
+  const std::string dir = tmp / "cache";
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  REQUIRE(::chmod(dir.c_str(), 0770) == 0);  // as mkdir makes it under umask 002
+  Warnings w;
+  KernelCache c(config_for(dir, w));
+  c.get_or_compile(kKey, "sm_90", [] { return fake("x"); });
+  CHECK(c.disk_trusted());
   CHECK(c.counters().disk_writes == 1);
   CHECK(w.lines.empty());
 }
