@@ -22,3 +22,27 @@ add_test(NAME cache_faults COMMAND cujit_tests "[fault]")
 add_test(NAME cache_load COMMAND cujit_tests "[load]")
 set_tests_properties(cache_faults PROPERTIES TIMEOUT 300)
 set_tests_properties(cache_load PROPERTIES TIMEOUT 400 RUN_SERIAL TRUE)
+
+# The cache's concurrency under ThreadSanitizer: the cache sources alone, so it
+# builds in seconds rather than as a sanitizer build of the whole project.
+# Skipped (not registered) where the compiler cannot link -fsanitize=thread.
+include(CheckCXXSourceCompiles)
+set(CMAKE_REQUIRED_FLAGS -fsanitize=thread)
+set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=thread)
+check_cxx_source_compiles("int main() { return 0; }" CUJIT_HAVE_TSAN)
+unset(CMAKE_REQUIRED_FLAGS)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)
+if(CUJIT_HAVE_TSAN)
+  file(GLOB CUJIT_CACHE_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cache/*.cpp)
+  add_executable(cache_tsan ${CMAKE_CURRENT_SOURCE_DIR}/cache_tsan.cpp ${CUJIT_CACHE_SOURCES}
+    ${PROJECT_SOURCE_DIR}/src/fail.cpp)
+  target_include_directories(cache_tsan PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/cache
+    ${PROJECT_SOURCE_DIR}/include)
+  target_include_directories(cache_tsan SYSTEM PRIVATE ${XXHASH_INCLUDE_DIR})
+  target_compile_options(cache_tsan PRIVATE -fsanitize=thread -O1 -g ${CUJIT_WARNINGS})
+  target_link_options(cache_tsan PRIVATE -fsanitize=thread)
+  target_link_libraries(cache_tsan PRIVATE fmt::fmt-header-only Threads::Threads)
+  add_dependencies(cujit_tests cache_tsan)
+  add_test(NAME cache_tsan COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cache_tsan.sh $<TARGET_FILE:cache_tsan>)
+  set_tests_properties(cache_tsan PROPERTIES TIMEOUT 300)
+endif()
