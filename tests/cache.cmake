@@ -46,3 +46,25 @@ if(CUJIT_HAVE_TSAN)
   add_test(NAME cache_tsan COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cache_tsan.sh $<TARGET_FILE:cache_tsan>)
   set_tests_properties(cache_tsan PROPERTIES TIMEOUT 300)
 endif()
+
+# The cache's byte parsers (entry decoder, kernel check) under AddressSanitizer
+# and UBSan, on damaged real kernels; the rest of cujit linked as it is.
+set(CMAKE_REQUIRED_FLAGS "-fsanitize=address,undefined")
+set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=address,undefined")
+check_cxx_source_compiles("int main() { return 0; }" CUJIT_HAVE_ASAN)
+unset(CMAKE_REQUIRED_FLAGS)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)
+if(CUJIT_HAVE_ASAN)
+  add_executable(cache_asan ${CMAKE_CURRENT_SOURCE_DIR}/cache_asan.cpp ${PROJECT_SOURCE_DIR}/cache/kernel_image.cpp
+    ${PROJECT_SOURCE_DIR}/cache/entry.cpp)
+  target_include_directories(cache_asan PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/cache)
+  target_include_directories(cache_asan SYSTEM PRIVATE ${XXHASH_INCLUDE_DIR})
+  target_compile_options(cache_asan PRIVATE -fsanitize=address,undefined -fno-sanitize-recover=all -O1 -g
+    ${CUJIT_WARNINGS})
+  target_link_options(cache_asan PRIVATE -fsanitize=address,undefined)
+  target_link_libraries(cache_asan PRIVATE cujit)
+  add_dependencies(cujit_tests cache_asan)
+  add_test(NAME cache_asan COMMAND cache_asan)
+  # NVRTC's own allocations are not this test's business.
+  set_tests_properties(cache_asan PROPERTIES TIMEOUT 300 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+endif()
