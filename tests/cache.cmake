@@ -36,12 +36,14 @@ if(CUJIT_HAVE_TSAN)
   file(GLOB CUJIT_CACHE_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cache/*.cpp)
   add_executable(cache_tsan ${CMAKE_CURRENT_SOURCE_DIR}/cache_tsan.cpp ${CUJIT_CACHE_SOURCES}
     ${PROJECT_SOURCE_DIR}/src/fail.cpp)
+  # include/ for the public headers, the build's include/ for the generated cujit/export.hpp.
   target_include_directories(cache_tsan PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/cache
-    ${PROJECT_SOURCE_DIR}/include)
+    ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
   target_include_directories(cache_tsan SYSTEM PRIVATE ${XXHASH_INCLUDE_DIR})
   target_compile_options(cache_tsan PRIVATE -fsanitize=thread -O1 -g ${CUJIT_WARNINGS})
   target_link_options(cache_tsan PRIVATE -fsanitize=thread)
   target_link_libraries(cache_tsan PRIVATE fmt::fmt-header-only Threads::Threads)
+  target_compile_definitions(cache_tsan PRIVATE CUJIT_STATIC_DEFINE)
   add_dependencies(cujit_tests cache_tsan)
   add_test(NAME cache_tsan COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cache_tsan.sh $<TARGET_FILE:cache_tsan>)
   set_tests_properties(cache_tsan PROPERTIES TIMEOUT 300)
@@ -62,7 +64,7 @@ if(CUJIT_HAVE_ASAN)
   target_compile_options(cache_asan PRIVATE -fsanitize=address,undefined -fno-sanitize-recover=all -O1 -g
     ${CUJIT_WARNINGS})
   target_link_options(cache_asan PRIVATE -fsanitize=address,undefined)
-  target_link_libraries(cache_asan PRIVATE cujit)
+  target_link_libraries(cache_asan PRIVATE cujit_internal)
   add_dependencies(cujit_tests cache_asan)
   add_test(NAME cache_asan COMMAND cache_asan)
   # NVRTC's own allocations are not this test's business.
