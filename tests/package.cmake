@@ -50,6 +50,12 @@ set(subproject_options ${consumer_options} -DBUILD_SHARED_LIBS=ON -DCUJIT_SOURCE
 if(CUDAToolkit_LIBRARY_ROOT)
   list(APPEND subproject_options -DCUDAToolkit_ROOT=${CUDAToolkit_LIBRARY_ROOT})
 endif()
+# Dependencies the parent found through its own prefix path (headers carried to a machine without
+# the distro packages) are found the same way by the subproject.
+if(CMAKE_PREFIX_PATH)
+  string(REPLACE ";" "\\;" prefix_path "${CMAKE_PREFIX_PATH}")
+  list(APPEND subproject_options -DCMAKE_PREFIX_PATH=${prefix_path})
+endif()
 list(JOIN subproject_options "|" options)
 add_test(NAME consumer_add_subdirectory COMMAND ${CMAKE_COMMAND} -DSOURCE=${CUJIT_CONSUMERS}/add_subdirectory
   -DBINARY=${CUJIT_PACKAGE_DIR}/add_subdirectory -DJOBS=${jobs} "-DOPTIONS=${options}"
