@@ -8,6 +8,13 @@
 // and yields a kernel naming this process, so a second compile anywhere would
 // show both in the log and in the results. Each thread appends what it got to
 // RESULTS. Exit status 0 unless something failed.
+//
+//   cache_stress writer CACHE_DIR ENTRY_FILE WRITER_ID
+//
+// The victim of the SIGKILL test (tests/unit/test_cache_load.cpp): stores the
+// kernel in ENTRY_FILE (an encoded entry) under key ("kill", WRITER_ID, i) for
+// i = 0, 1, ... until killed, with a few MB of source so that a kill often
+// lands in the middle of a write.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -21,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "cache/entry.hpp"
 #include "cache/kernel_cache.hpp"
 
 namespace {
@@ -36,8 +44,36 @@ bool append_line(const std::string& path, const std::string& line) {
 
 }  // namespace
 
+int writer(const std::string& dir, const std::string& entry_file, const std::string& id) {
+  using namespace cujit::cache;
+  std::string bytes;
+  {
+    int fd = ::open(entry_file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 1;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) bytes.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+  }
+  Decoded<Entry> d = decode_entry(bytes, std::nullopt, {});
+  if (!d.value) {
+    std::fprintf(stderr, "cache_stress: %s: %s\n", entry_file.c_str(), d.problem.c_str());
+    return 1;
+  }
+  Entry e = *d.value;
+  e.source.assign(4 << 20, '/');
+  Config cfg;
+  cfg.dir = dir;
+  cfg.save_source = true;
+  KernelCache cache(cfg);
+  for (unsigned long i = 0;; ++i) {
+    const Key key = make_key("kill", id + "/" + std::to_string(i), e.target, 1);
+    cache.get_or_compile(key, e.target, [&] { return e; });
+  }
+}
+
 int main(int argc, char** argv) {
   using namespace cujit::cache;
+  if (argc == 5 && std::string(argv[1]) == "writer") return writer(argv[2], argv[3], argv[4]);
   if (argc != 5) {
     std::fprintf(stderr, "usage: cache_stress CACHE_DIR COMPILE_LOG RESULTS THREADS\n");
     return 2;

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <future>
 #include <mutex>
+#include <random>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -58,8 +60,10 @@ struct Fd {
   explicit operator bool() const { return fd >= 0; }
 };
 
-// mkdir -p; components created here get mode 0700 since kernels and sources
-// may be private. Returns 0 or an errno.
+// mkdir -p for the cache folder itself; components created here get mode
+// 0700 since kernels and sources may be private. Returns 0 or an errno. The
+// path above the folder is the user's own choice, so symbolic links in it are
+// followed; everything below the folder is reached through its fd instead.
 int make_dirs(const std::string& path) {
   for (std::size_t at = 1; at <= path.size(); ++at) {
     if (at != path.size() && path[at] != '/') continue;
@@ -80,26 +84,131 @@ int make_dirs(const std::string& path) {
   return 0;
 }
 
+// ---- Trust -------------------------------------------------------------------
+// Whoever can write the cache folder can plant a kernel that every program of
+// the user then runs. So, as ssh does for ~/.ssh: the folder must belong to
+// the user and be writable by nobody else, and every folder above it must
+// belong to the user or to root and be writable by nobody else, unless its
+// sticky bit keeps others from renaming what is not theirs (/tmp).
+
+std::string mode_text(mode_t m) { return fmt::format("{:04o}", static_cast<unsigned>(m & 07777)); }
+
+// Whether `gid` is the private group of user `owner` (user private groups,
+// the default on Debian and Ubuntu with umask 002): the owner's primary group
+// with no other member. Writable by that group is writable by the owner
+// alone; Debian's ssh makes the same exception.
+bool private_group(uid_t owner, gid_t gid) {
+  std::vector<char> buf(16384);
+  passwd pw;
+  passwd* pwp = nullptr;
+  if (::getpwuid_r(owner, &pw, buf.data(), buf.size(), &pwp) != 0 || !pwp || pwp->pw_gid != gid) return false;
+  const std::string name = pwp->pw_name;
+  std::vector<char> gbuf(65536);
+  group gr;
+  group* grp = nullptr;
+  if (::getgrgid_r(gid, &gr, gbuf.data(), gbuf.size(), &grp) != 0 || !grp) return false;
+  for (char** m = grp->gr_mem; m && *m; ++m)
+    if (name != *m) return false;
+  return true;
+}
+
+bool writable_by_others(const struct stat& st) {
+  return (st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && !private_group(st.st_uid, st.st_gid));
+}
+
+}  // namespace
+
+std::string untrusted_reason(const std::string& real, int fd, uid_t uid) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return fmt::format("cannot inspect it ({})", errno_text(errno));
+  if (st.st_uid != uid)
+    return fmt::format("it belongs to uid {}, not to you (uid {}); use a folder of your own (CUJIT_CACHE_DIR)",
+                       st.st_uid, uid);
+  if (writable_by_others(st))
+    return fmt::format("it is writable by group or others (mode {}); chmod go-w {} fixes that", mode_text(st.st_mode),
+                       real);
+  std::string p = real;
+  while (p.size() > 1) {
+    std::size_t slash = p.rfind('/');
+    p = slash == 0 || slash == std::string::npos ? "/" : p.substr(0, slash);
+    if (::lstat(p.c_str(), &st) != 0) return fmt::format("cannot inspect its parent {} ({})", p, errno_text(errno));
+    if (st.st_uid != uid && st.st_uid != 0)
+      return fmt::format("its parent {} belongs to uid {}, neither to you (uid {}) nor to root", p, st.st_uid, uid);
+    if (writable_by_others(st) && !(st.st_mode & S_ISVTX))
+      return fmt::format("its parent {} is writable by group or others without the sticky bit (mode {})", p,
+                         mode_text(st.st_mode));
+  }
+  return {};
+}
+
+namespace {
+
+// ---- Files below the cache folder ---------------------------------------------
+// Reached one name at a time relative to the folder's fd (openat, mkdirat,
+// renameat, unlinkat), never through a symbolic link: a link planted in place
+// of a shard folder, an entry, a lock or a temp file cannot make cujit read or
+// write anything outside the folder. Anything that is not a regular file is
+// looked at with fstatat before it is opened, and opened with O_NONBLOCK, so a
+// FIFO or a device in place of an entry cannot block or be poked.
+
+// Larger than any kernel; keeps a huge (or sparse) file from being read whole.
+constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{1} << 30;
+
 enum class ReadStatus { Ok, Missing, Bad };
 
-// Reads a whole regular file. Missing (ENOENT, or a path through a
-// non-directory) is told apart from every other failure, which is a problem
-// worth a warning.
-ReadStatus read_file(const std::string& path, std::string& out, std::string& problem, bool touch) {
-  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!f) {
-    int e = errno;
-    if (e == ENOENT || e == ENOTDIR) return ReadStatus::Missing;
-    problem = "unreadable (" + errno_text(e) + ")";
+// The shard folder `name` of the cache folder `root`. With `create`, a
+// missing one is made (0700) and a file or a symbolic link in its place is
+// removed first (only cujit puts anything here). Sets `err` on failure: ENOENT
+// when missing, ENOTDIR when something else is in its place.
+Fd open_shard(int root, const std::string& name, bool create, int& err) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    Fd f(::openat(root, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (f) return f;
+    err = errno == ELOOP ? ENOTDIR : errno;
+    if (!create || (err != ENOENT && err != ENOTDIR)) return Fd();
+    if (err == ENOTDIR && ::unlinkat(root, name.c_str(), 0) != 0 && errno != ENOENT) {
+      err = errno;
+      return Fd();
+    }
+    if (::mkdirat(root, name.c_str(), 0700) != 0 && errno != EEXIST) {
+      err = errno;
+      return Fd();
+    }
+  }
+  return Fd();
+}
+
+// Reads the regular file `name` in `dir` whole. Missing is told apart from
+// every other failure, which is a problem worth a warning.
+ReadStatus read_file(int dir, const std::string& name, std::string& out, std::string& problem, bool touch) {
+  struct stat st;
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return ReadStatus::Missing;
+    problem = "unreadable (" + errno_text(errno) + ")";
     return ReadStatus::Bad;
   }
-  struct stat st;
+  if (!S_ISREG(st.st_mode)) {
+    problem = "unreadable (not a regular file)";
+    return ReadStatus::Bad;
+  }
+  Fd f(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!f) {
+    int e = errno;
+    if (e == ENOENT) return ReadStatus::Missing;
+    problem = e == ELOOP ? "unreadable (not a regular file)" : "unreadable (" + errno_text(e) + ")";
+    return ReadStatus::Bad;
+  }
+  // Again on what was opened: it may have been replaced since fstatat.
   if (::fstat(f.fd, &st) != 0) {
     problem = "unreadable (" + errno_text(errno) + ")";
     return ReadStatus::Bad;
   }
   if (!S_ISREG(st.st_mode)) {
     problem = "unreadable (not a regular file)";
+    return ReadStatus::Bad;
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxEntryBytes) {
+    problem = fmt::format("{} bytes, more than an entry can hold", st.st_size);
     return ReadStatus::Bad;
   }
   out.resize(static_cast<std::size_t>(st.st_size));
@@ -133,34 +242,56 @@ bool write_all(int fd, std::string_view bytes) {
   return true;
 }
 
-// Temp file in the entry's directory, written, synced, then renamed over the
+// Six random letters and digits for a temp file's name (mkostemp wants a path).
+std::string random_suffix() {
+  static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 gen(std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32) ^
+                                   static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
+  std::string s(6, 'x');
+  for (char& c : s) c = kChars[gen() % (sizeof kChars - 1)];
+  return s;
+}
+
+// Temp file in the entry's folder, written, synced, then renamed over the
 // entry: a reader sees the old file or the complete new one, never a part.
-// Returns 0 or an errno.
-int write_atomic(const std::string& path, std::string_view bytes) {
-  std::string tmp = path + ".tmp.XXXXXX";
-  Fd f(::mkostemp(tmp.data(), O_CLOEXEC));
-  if (!f) return errno;
+// O_EXCL makes the temp file new (never a planted link); renameat replaces
+// whatever is at the entry's name without following it. Returns 0 or an errno.
+int write_atomic(int dir, const std::string& name, std::string_view bytes) {
+  std::string tmp;
+  Fd f;
+  for (int attempt = 0; attempt < 100 && !f; ++attempt) {
+    tmp = name + ".tmp." + random_suffix();
+    f = Fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!f && errno != EEXIST) return errno;
+  }
+  if (!f) return EEXIST;
   int e = 0;
   if (!write_all(f.fd, bytes) || ::fsync(f.fd) != 0) e = errno;
   int fd = f.fd;
   f.fd = -1;
   if (::close(fd) != 0 && e == 0) e = errno;  // NFS reports write errors late
-  if (e == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (e == 0 && ::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) {
     e = errno;
-    // An empty directory where the entry belongs (put there by hand) is
+    // An empty folder where the entry belongs (put there by hand) is
     // replaced like any other bad entry.
-    if ((e == EISDIR || e == ENOTEMPTY || e == EEXIST) && ::rmdir(path.c_str()) == 0)
-      e = ::rename(tmp.c_str(), path.c_str()) == 0 ? 0 : errno;
+    if ((e == EISDIR || e == ENOTEMPTY || e == EEXIST) && ::unlinkat(dir, name.c_str(), AT_REMOVEDIR) == 0)
+      e = ::renameat(dir, tmp.c_str(), dir, name.c_str()) == 0 ? 0 : errno;
   }
   if (e != 0) {
-    ::unlink(tmp.c_str());
+    ::unlinkat(dir, tmp.c_str(), 0);
     return e;
   }
   // Make the rename itself durable; losing it after a crash is only a miss.
-  std::string dir = path.substr(0, path.rfind('/'));
-  Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (d) (void)::fsync(d.fd);
+  (void)::fsync(dir);
   return 0;
+}
+
+// Removes whatever is at `name` that is not a regular file (a link, a FIFO, a
+// device, an empty folder): junk where cujit keeps its own files.
+void remove_odd(int dir, const std::string& name) {
+  struct stat st;
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISREG(st.st_mode)) return;
+  ::unlinkat(dir, name.c_str(), S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
 }
 
 // ---- Locks -------------------------------------------------------------------
@@ -169,14 +300,21 @@ int write_atomic(const std::string& path, std::string_view bytes) {
 
 enum class LockStatus { Locked, TimedOut, CannotCreate, Unsupported };
 
-LockStatus lock_file(const std::string& path, Clock::duration timeout, Fd& out, int& err) {
+LockStatus lock_file(int dir, const std::string& name, Clock::duration timeout, Fd& out, int& err) {
   const auto deadline = Clock::now() + timeout;
   auto pause = std::chrono::microseconds(500);
   for (;;) {
-    Fd f(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    remove_odd(dir, name);  // a link or FIFO planted as the lock is removed, never opened
+    Fd f(::openat(dir, name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
     if (!f) {
       err = errno;
       return LockStatus::CannotCreate;
+    }
+    struct stat held;
+    if (::fstat(f.fd, &held) != 0 || !S_ISREG(held.st_mode)) {
+      // Replaced between remove_odd and openat: compile without the lock.
+      err = EINVAL;
+      return LockStatus::Unsupported;
     }
     for (;;) {
       if (::flock(f.fd, LOCK_EX | LOCK_NB) == 0) break;
@@ -193,8 +331,8 @@ LockStatus lock_file(const std::string& path, Clock::duration timeout, Fd& out, 
     }
     // prune/clear may have unlinked the file while we waited; a lock on an
     // unlinked inode excludes nobody, so start again on the new file.
-    struct stat held, named;
-    if (::fstat(f.fd, &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+    struct stat named;
+    if (::fstatat(dir, name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 && held.st_ino == named.st_ino &&
         held.st_dev == named.st_dev) {
       out = std::move(f);
       return LockStatus::Locked;
@@ -205,9 +343,10 @@ LockStatus lock_file(const std::string& path, Clock::duration timeout, Fd& out, 
 
 // Removes a lock file only while holding it, so nobody is inside its critical
 // section; lock_file's inode check copes with the rest.
-void remove_lock_file(const std::string& path) {
-  Fd f(::open(path.c_str(), O_RDWR | O_CLOEXEC));
-  if (f && ::flock(f.fd, LOCK_EX | LOCK_NB) == 0) ::unlink(path.c_str());
+void remove_lock_file(int dir, const std::string& name) {
+  remove_odd(dir, name);
+  Fd f(::openat(dir, name.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (f && ::flock(f.fd, LOCK_EX | LOCK_NB) == 0) ::unlinkat(dir, name.c_str(), 0);
 }
 
 // ---- Directory scan ------------------------------------------------------------
@@ -218,21 +357,34 @@ bool is_hex(std::string_view s) {
 
 struct Scan {
   struct File {
-    std::string path;
+    int dir = -1;       // the shard folder's fd (owned by Scan::shards)
+    std::string name;   // in that folder
+    std::string path;   // for messages
     Key key;
     std::uint64_t size = 0;
     std::int64_t mtime = 0;
+    bool regular = true;
   };
   std::vector<File> entries;
   std::vector<File> temps;  // key unused
   std::vector<File> locks;
-  std::vector<std::string> shards;
+  struct Shard {
+    std::string name;
+    Fd fd;
+  };
+  std::vector<Shard> shards;
 };
 
-std::vector<std::string> dir_names(const std::string& dir) {
+// The names in the folder `dir` (not consumed), sorted.
+std::vector<std::string> dir_names(int dir) {
   std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return names;
+  int fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return names;
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return names;
+  }
   while (dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
     if (n != "." && n != "..") names.push_back(std::move(n));
@@ -242,21 +394,26 @@ std::vector<std::string> dir_names(const std::string& dir) {
   return names;
 }
 
-Scan scan(const std::string& root) {
+Scan scan(int root, const std::string& root_path) {
   Scan s;
-  if (root.empty()) return s;
+  if (root < 0) return s;
   for (const std::string& shard : dir_names(root)) {
     if (shard.size() != 2 || !is_hex(shard)) continue;
-    std::string sdir = root + "/" + shard;
-    struct stat st;
-    if (::lstat(sdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    s.shards.push_back(sdir);
-    for (const std::string& name : dir_names(sdir)) {
+    int err = 0;
+    Fd sfd = open_shard(root, shard, /*create=*/false, err);  // a link is no shard
+    if (!sfd) continue;
+    const int dir = sfd.fd;
+    s.shards.push_back({shard, std::move(sfd)});
+    for (const std::string& name : dir_names(dir)) {
       Scan::File f;
-      f.path = sdir + "/" + name;
-      if (::lstat(f.path.c_str(), &st) != 0) continue;
+      f.dir = dir;
+      f.name = name;
+      f.path = root_path + "/" + shard + "/" + name;
+      struct stat st;
+      if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       f.size = static_cast<std::uint64_t>(st.st_size);
       f.mtime = static_cast<std::int64_t>(st.st_mtime);
+      f.regular = S_ISREG(st.st_mode);
       std::string_view stem = std::string_view(name).substr(0, 32);
       auto key = Key::from_hex(stem);
       if (!key || stem.substr(0, 2) != shard) continue;  // not ours: left alone
@@ -335,8 +492,14 @@ struct KernelCache::Impl {
   // compiles and the others wait on it.
   std::unordered_map<Key, std::shared_future<Ptr>, KeyHash> memory;
 
-  std::atomic<bool> degraded{false};
-  struct {
+  // The cache folder, opened and checked on first use (root()).
+  enum class RootState { Unopened, Open, Refused, Failed };
+  mutable std::mutex root_mu;
+  mutable RootState root_state = RootState::Unopened;
+  mutable Fd root_fd;
+
+  mutable std::atomic<bool> degraded{false};
+  mutable struct {
     std::atomic<std::uint64_t> memory_hits{0}, memory_waits{0}, disk_hits{0}, disk_bad{0}, compiles{0},
         compile_failures{0}, disk_writes{0}, disk_write_failures{0}, lock_timeouts{0}, memory_ns{0},
         disk_read_ns{0}, disk_write_ns{0}, lock_wait_ns{0}, compile_ns{0};
@@ -349,72 +512,133 @@ struct KernelCache::Impl {
     return cfg.dir + "/" + hex.substr(0, 2) + "/" + hex;
   }
 
-  bool writable() const { return disk && !degraded.load(); }
+  bool writable() const { return disk && !degraded.load() && root_state_now() != RootState::Refused; }
+  RootState root_state_now() const {
+    std::lock_guard<std::mutex> g(root_mu);
+    return root_state;
+  }
 
-  void degrade(int err) {
+  void degrade(int err) const {
     n.disk_write_failures++;
     if (!degraded.exchange(true))
       warn(fmt::format("cujit: warning: cannot write the kernel cache in {}: {}; caching in memory only", cfg.dir,
                        errno_text(err)));
   }
 
+  // The cache folder's fd, or -1: no disk cache (after one warning) or, when
+  // not `create`, no folder yet. Opened once, after the trust check.
+  int root(bool create) const {
+    if (!disk) return -1;
+    std::lock_guard<std::mutex> g(root_mu);
+    if (root_state == RootState::Open) return root_fd.fd;
+    if (root_state != RootState::Unopened) return -1;
+    char* r = ::realpath(cfg.dir.c_str(), nullptr);
+    int e = r ? 0 : errno;
+    if (!r && e == ENOENT && create) {
+      e = make_dirs(cfg.dir);
+      if (e == 0) {
+        r = ::realpath(cfg.dir.c_str(), nullptr);
+        e = r ? 0 : errno;
+      }
+    }
+    if (!r) {
+      if (e == ENOENT && !create) return -1;  // nothing stored yet; maybe later
+      root_state = RootState::Failed;
+      degrade(e);
+      return -1;
+    }
+    const std::string real = r;
+    std::free(r);
+    Fd f(::open(real.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!f) {
+      root_state = RootState::Failed;
+      degrade(errno);
+      return -1;
+    }
+    if (std::string why = untrusted_reason(real, f.fd, ::geteuid()); !why.empty()) {
+      root_state = RootState::Refused;
+      warn(fmt::format("cujit: warning: not using the kernel cache in {}: {}; caching in memory only", cfg.dir, why));
+      return -1;
+    }
+    root_fd = std::move(f);
+    root_state = RootState::Open;
+    return root_fd.fd;
+  }
+
   // The entry on disk, or null. A bad entry is warned about unless `warned`
   // says that already happened for this request.
-  Ptr read_entry(const std::string& path, const Key& key, std::string_view target, bool& warned) {
+  Ptr read_entry(int root_dir, const Key& key, std::string_view target, const Check& check, bool& warned) {
     auto t0 = Clock::now();
+    const std::string hex = key.hex();
     std::string bytes, problem;
-    ReadStatus rs = read_file(path, bytes, problem, /*touch=*/true);
+    ReadStatus rs = ReadStatus::Missing;
+    int err = 0;
+    Fd shard = open_shard(root_dir, hex.substr(0, 2), /*create=*/false, err);
+    if (shard) {
+      rs = read_file(shard.fd, hex, bytes, problem, /*touch=*/true);
+    } else if (err != ENOENT) {
+      rs = ReadStatus::Bad;
+      problem = err == ENOTDIR ? "unreadable (its shard folder is not a folder)" : "unreadable (" + errno_text(err) + ")";
+    }
     Ptr result;
     if (rs == ReadStatus::Ok) {
       Decoded<Entry> d = decode_entry(bytes, key, target);
-      if (d.value) result = std::make_shared<const Entry>(std::move(*d.value));
-      else problem = std::move(d.problem);
+      if (d.value && check) problem = check(*d.value);
+      else if (!d.value) problem = std::move(d.problem);
+      if (d.value && problem.empty()) result = std::make_shared<const Entry>(std::move(*d.value));
     }
     n.disk_read_ns += ns_since(t0);
     if (!result && rs != ReadStatus::Missing && !warned) {
       warned = true;
       n.disk_bad++;
-      warn(fmt::format("cujit: warning: ignoring kernel cache entry {}: {}; recompiling", path, problem));
+      warn(fmt::format("cujit: warning: ignoring kernel cache entry {}: {}; recompiling", entry_path(key), problem));
     }
     return result;
   }
 
-  Ptr compile_now(std::string_view target, const std::function<Entry()>& compile) {
+  Ptr compile_now(std::string_view target, const std::function<Entry()>& compile, const Check& check) {
     auto t0 = Clock::now();
     n.compiles++;
     Entry e;
     try {
       e = compile();
+      if (e.target.empty()) e.target = std::string(target);
+      if (e.target != target)
+        fail(ErrorCode::Internal, "kernel cache: compile returned an entry for {}, expected {}", e.target, target);
+      // The check must pass on what NVRTC makes, or every later read would
+      // discard the entry; a failure here is a cujit bug, said loudly.
+      if (check)
+        if (std::string problem = check(e); !problem.empty())
+          fail(ErrorCode::Internal, "kernel cache: the kernel just compiled fails the entry check ({})", problem);
     } catch (...) {
       n.compile_failures++;
       n.compile_ns += ns_since(t0);
       throw;
     }
     n.compile_ns += ns_since(t0);
-    if (e.target.empty()) e.target = std::string(target);
-    if (e.target != target)
-      fail(ErrorCode::Internal, "kernel cache: compile returned an entry for {}, expected {}", e.target, target);
     return std::make_shared<const Entry>(std::move(e));
   }
 
   // Disk, then (under the key's lock) disk again, then compile and store.
-  Ptr fill(const Key& key, std::string_view target, const std::function<Entry()>& compile) {
-    if (!disk) return compile_now(target, compile);
-    const std::string path = entry_path(key);
+  Ptr fill(const Key& key, std::string_view target, const std::function<Entry()>& compile, const Check& check) {
+    const int rdir = root(/*create=*/true);
+    if (rdir < 0) return compile_now(target, compile, check);
+    const std::string hex = key.hex(), shard_name = hex.substr(0, 2), lock_name = hex + ".lock";
     bool warned = false;
-    if (Ptr p = read_entry(path, key, target, warned)) {
+    if (Ptr p = read_entry(rdir, key, target, check, warned)) {
       n.disk_hits++;
       return p;
     }
-    Fd lock;
+    Fd lock, shard;
     if (writable()) {
       auto t0 = Clock::now();
       int err = 0;
       LockStatus ls = LockStatus::CannotCreate;
-      // Twice: `jitcache clear` may remove the shard directory in between.
+      // Twice: `jitcache clear` may remove the shard folder in between.
       for (int attempt = 0; attempt < 2 && ls == LockStatus::CannotCreate; ++attempt) {
-        err = make_dirs(path.substr(0, path.rfind('/')));
-        if (err == 0) ls = lock_file(lock_path_of(path), cfg.lock_timeout, lock, err);
+        err = 0;
+        shard = open_shard(rdir, shard_name, /*create=*/true, err);
+        if (shard) ls = lock_file(shard.fd, lock_name, cfg.lock_timeout, lock, err);
         if (err != ENOENT) break;
       }
       n.lock_wait_ns += ns_since(t0);
@@ -423,25 +647,29 @@ struct KernelCache::Impl {
       } else if (ls == LockStatus::TimedOut) {
         n.lock_timeouts++;
         warn(fmt::format("cujit: warning: waited {} s for the kernel cache lock {}; compiling without it",
-                         static_cast<double>(cfg.lock_timeout.count()) / 1000, lock_path_of(path)));
+                         static_cast<double>(cfg.lock_timeout.count()) / 1000, lock_path_of(entry_path(key))));
       }
       // Unsupported (e.g. ENOLCK on some network file systems): the lock only
       // saves duplicate compiles, and writes stay atomic without it.
       if (ls != LockStatus::CannotCreate) {
         // Whoever held the lock has probably just stored the kernel.
-        if (Ptr p = read_entry(path, key, target, warned)) {
+        if (Ptr p = read_entry(rdir, key, target, check, warned)) {
           n.disk_hits++;
           return p;
         }
       }
     }
-    Ptr p = compile_now(target, compile);
-    if (writable()) {
+    Ptr p = compile_now(target, compile, check);
+    if (writable() && shard) {
       auto t0 = Clock::now();
       std::string bytes = encode_entry(key, *p, cfg.save_source);
-      int err = write_atomic(path, bytes);
-      // ENOENT: `jitcache clear` removed the directory or our temp file.
-      if (err == ENOENT && make_dirs(path.substr(0, path.rfind('/'))) == 0) err = write_atomic(path, bytes);
+      int err = write_atomic(shard.fd, hex, bytes);
+      // ENOENT: `jitcache clear` removed the shard folder meanwhile.
+      if (err == ENOENT) {
+        int e2 = 0;
+        shard = open_shard(rdir, shard_name, /*create=*/true, e2);
+        err = shard ? write_atomic(shard.fd, hex, bytes) : e2;
+      }
       n.disk_write_ns += ns_since(t0);
       if (err != 0) degrade(err);
       else n.disk_writes++;
@@ -458,7 +686,7 @@ KernelCache::KernelCache(Config cfg) : impl_(std::make_unique<Impl>()) {
 KernelCache::~KernelCache() = default;
 
 std::shared_ptr<const Entry> KernelCache::get_or_compile(const Key& key, std::string_view target,
-                                                         const std::function<Entry()>& compile) {
+                                                         const std::function<Entry()>& compile, const Check& check) {
   Impl& m = *impl_;
   auto t0 = Clock::now();
   std::promise<Ptr> promise;
@@ -483,7 +711,7 @@ std::shared_ptr<const Entry> KernelCache::get_or_compile(const Key& key, std::st
     return p;
   }
   try {
-    Ptr p = m.fill(key, target, compile);
+    Ptr p = m.fill(key, target, compile, check);
     promise.set_value(p);
     return p;
   } catch (...) {
@@ -534,7 +762,14 @@ Counters KernelCache::counters() const {
 }
 
 const Config& KernelCache::config() const { return impl_->cfg; }
-bool KernelCache::disk_writable() const { return impl_->writable(); }
+bool KernelCache::disk_writable() const {
+  impl_->root(/*create=*/false);  // a folder that exists is checked now, not at the first compile
+  return impl_->writable();
+}
+bool KernelCache::disk_trusted() const {
+  impl_->root(/*create=*/false);
+  return impl_->root_state_now() != Impl::RootState::Refused;
+}
 std::string KernelCache::entry_path(const Key& key) const { return impl_->entry_path(key); }
 std::string KernelCache::lock_path(const Key& key) const { return lock_path_of(impl_->entry_path(key)); }
 
@@ -542,12 +777,15 @@ std::string KernelCache::lock_path(const Key& key) const { return lock_path_of(i
 
 std::vector<EntryInfo> KernelCache::list() const {
   std::vector<EntryInfo> out;
-  for (const Scan::File& f : scan(impl_->cfg.dir).entries) {
+  for (const Scan::File& f : scan(impl_->root(false), impl_->cfg.dir).entries) {
     EntryInfo info{f.key, f.path, f.size, f.mtime, {}, {}};
-    Fd fd(::open(f.path.c_str(), O_RDONLY | O_CLOEXEC));
+    Fd fd(f.regular ? ::openat(f.dir, f.name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1);
+    struct stat st;
     std::string head(kHeaderSize + 64, '\0');  // room for the target
-    ssize_t got = fd ? ::pread(fd.fd, head.data(), head.size(), 0) : -1;
-    if (got < 0) {
+    ssize_t got = -1;
+    if (!f.regular || (fd && (::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)))) {
+      info.problem = "unreadable (not a regular file)";
+    } else if (!fd || (got = ::pread(fd.fd, head.data(), head.size(), 0)) < 0) {
       info.problem = "unreadable (" + errno_text(errno) + ")";
     } else {
       head.resize(static_cast<std::size_t>(got));
@@ -567,30 +805,33 @@ std::vector<EntryInfo> KernelCache::list() const {
 
 std::vector<EntryInfo> KernelCache::verify(bool remove_bad) const {
   std::vector<EntryInfo> out;
-  for (const Scan::File& f : scan(impl_->cfg.dir).entries) {
+  for (const Scan::File& f : scan(impl_->root(false), impl_->cfg.dir).entries) {
     EntryInfo info{f.key, f.path, f.size, f.mtime, {}, {}};
     std::string bytes;
     // Not touched: verifying is no use of the kernel.
-    ReadStatus rs = read_file(f.path, bytes, info.problem, /*touch=*/false);
+    ReadStatus rs = read_file(f.dir, f.name, bytes, info.problem, /*touch=*/false);
     if (rs == ReadStatus::Missing) continue;  // removed meanwhile
     if (rs == ReadStatus::Ok) {
       Decoded<Entry> d = decode_entry(bytes, f.key, {});
       if (d.value) info.target = d.value->target;
       else info.problem = d.problem;
     }
-    if (!info.problem.empty() && remove_bad) ::unlink(f.path.c_str());
+    if (!info.problem.empty() && remove_bad) {
+      ::unlinkat(f.dir, f.name.c_str(), 0);
+      remove_odd(f.dir, f.name);  // an empty folder in its place
+    }
     out.push_back(std::move(info));
   }
   return out;
 }
 
 PruneResult KernelCache::prune(const PruneOptions& opts) const {
-  Scan s = scan(impl_->cfg.dir);
+  Scan s = scan(impl_->root(false), impl_->cfg.dir);
   PruneResult r;
   const std::int64_t now = static_cast<std::int64_t>(::time(nullptr));
   // A temp file this old belongs to a writer that crashed.
   for (const Scan::File& t : s.temps)
-    if (now - t.mtime > 3600) ::unlink(t.path.c_str());
+    if (now - t.mtime > 3600) ::unlinkat(t.dir, t.name.c_str(), 0);
   // Least recently used first.
   std::sort(s.entries.begin(), s.entries.end(), [](const Scan::File& a, const Scan::File& b) {
     return a.mtime != b.mtime ? a.mtime < b.mtime : a.path < b.path;
@@ -600,14 +841,14 @@ PruneResult KernelCache::prune(const PruneOptions& opts) const {
   std::set<std::string> stored;
   for (const Scan::File& f : s.entries) stored.insert(f.path);
   for (const Scan::File& l : s.locks)
-    if (!stored.count(l.path.substr(0, l.path.size() - 5))) remove_lock_file(l.path);
+    if (!stored.count(l.path.substr(0, l.path.size() - 5))) remove_lock_file(l.dir, l.name);
   std::uint64_t total = 0;
   for (const Scan::File& f : s.entries) total += f.size;
   for (const Scan::File& f : s.entries) {
     bool old = opts.older_than && now - f.mtime > opts.older_than->count();
     bool over = opts.max_bytes && total > *opts.max_bytes;
-    if ((old || over) && ::unlink(f.path.c_str()) == 0) {
-      remove_lock_file(lock_path_of(f.path));
+    if ((old || over) && ::unlinkat(f.dir, f.name.c_str(), 0) == 0) {
+      remove_lock_file(f.dir, f.name + ".lock");
       total -= f.size;
       r.removed++;
       r.removed_bytes += f.size;
@@ -620,21 +861,29 @@ PruneResult KernelCache::prune(const PruneOptions& opts) const {
 }
 
 std::uint64_t KernelCache::clear() const {
-  Scan s = scan(impl_->cfg.dir);
+  const int rdir = impl_->root(false);
+  Scan s = scan(rdir, impl_->cfg.dir);
   std::uint64_t removed = 0;
-  for (const Scan::File& f : s.entries)
-    if (::unlink(f.path.c_str()) == 0) removed++;
-  for (const Scan::File& t : s.temps) ::unlink(t.path.c_str());
-  for (const Scan::File& l : s.locks) remove_lock_file(l.path);
-  for (const std::string& d : s.shards) ::rmdir(d.c_str());  // only if now empty
+  for (const Scan::File& f : s.entries) {
+    if (::unlinkat(f.dir, f.name.c_str(), 0) == 0) removed++;
+    else remove_odd(f.dir, f.name);
+  }
+  for (const Scan::File& t : s.temps) ::unlinkat(t.dir, t.name.c_str(), 0);
+  for (const Scan::File& l : s.locks) remove_lock_file(l.dir, l.name);
+  for (const Scan::Shard& d : s.shards) ::unlinkat(rdir, d.name.c_str(), AT_REMOVEDIR);  // only if now empty
   return removed;
 }
 
 int KernelCache::store_encoded(const Key& key, std::string_view bytes) {
   if (!impl_->disk) return ENOENT;
-  const std::string path = impl_->entry_path(key);
-  if (int err = make_dirs(path.substr(0, path.rfind('/')))) return err;
-  return write_atomic(path, bytes);
+  // As a compile stores: through the folder's fd, never following a link.
+  const int rdir = impl_->root(true);
+  if (rdir < 0) return EACCES;
+  const std::string hex = key.hex();
+  int err = 0;
+  Fd shard = open_shard(rdir, hex.substr(0, 2), /*create=*/true, err);
+  if (!shard) return err ? err : EACCES;
+  return write_atomic(shard.fd, hex, bytes);
 }
 
 KernelCache& global_cache() {

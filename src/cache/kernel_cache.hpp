@@ -10,6 +10,12 @@
 // unreadable entry is a miss (one warning, then recompiled and replaced); a
 // directory that cannot be written leaves the cache working in memory only.
 // Nothing on disk can make it crash or hand back a kernel for another key.
+//
+// Trust (FORMAT.md, "Trust"): a cache folder that others could write (not the
+// user's, writable by group or others, or below such a folder) is not used at
+// all: one warning, memory only. Files below the folder are opened relative
+// to it without following symbolic links; anything but a regular file in
+// place of an entry is a bad entry and never blocks a reader.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -19,6 +25,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "cache/entry.hpp"
 #include "cache/key.hpp"
@@ -75,6 +83,10 @@ struct EntryInfo {
   std::string problem;        // empty when fine; otherwise the reason, as in the warnings
 };
 
+// Checks an entry read from disk beyond its checksum, e.g. that it holds the
+// kernel asked for (check_kernel_image): "" when fine, else the problem.
+using Check = std::function<std::string(const Entry&)>;
+
 struct PruneOptions {
   std::optional<std::uint64_t> max_bytes;         // then drop least recently used entries
   std::optional<std::chrono::seconds> older_than; // drop entries unused for this long
@@ -98,9 +110,11 @@ class KernelCache {
   // lock_timeout). If `compile` throws, every thread waiting on that call gets
   // the exception and nothing is cached, so a later call compiles again.
   // `compile` may leave Entry::target empty; any other value than `target` is
-  // a bug of the caller (Error, Internal).
+  // a bug of the caller (Error, Internal). An entry on disk that fails
+  // `check` is a bad entry (warned about, recompiled, replaced); a freshly
+  // compiled one that fails it is a bug (Error, Internal).
   std::shared_ptr<const Entry> get_or_compile(const Key& key, std::string_view target,
-                                              const std::function<Entry()>& compile);
+                                              const std::function<Entry()>& compile, const Check& check = {});
 
   // Memory only: the entry if present and complete, else null. Never waits.
   std::shared_ptr<const Entry> find_in_memory(const Key& key) const;
@@ -114,6 +128,9 @@ class KernelCache {
   // Whether entries are still written to disk: false when disabled or after a
   // write failed (the cache then works in memory only).
   bool disk_writable() const;
+  // False when the folder breaks the trust rules (one warning says why): then
+  // nothing there is read, written or removed, maintenance included.
+  bool disk_trusted() const;
   std::string entry_path(const Key& key) const;  // dir/ab/abcd...
   std::string lock_path(const Key& key) const;   // dir/ab/abcd....lock
 
@@ -136,6 +153,10 @@ class KernelCache {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Why the cache folder `real` (a path without symbolic links, open as `fd`)
+// must not be used by user `uid`, or "" when it may be (see Trust above).
+std::string untrusted_reason(const std::string& real, int fd, uid_t uid);
 
 // The process-wide cache, configured from the environment on first use. It is
 // never destroyed, so it stays usable from other static destructors.

@@ -16,6 +16,7 @@
 #include "fail.hpp"
 #include "api/record.hpp"
 #include "cache/kernel_cache.hpp"
+#include "cache/kernel_image.hpp"
 #include "cache/key.hpp"
 #include "gpu/scratch.hpp"
 
@@ -326,7 +327,7 @@ struct GpuProgram::Impl {
       if (stats) stats->codegen_ms = ms_since(t0);
       bool compiled = false;
       t0 = clock_type::now();
-      entry = compile_through_cache(source, opt.kernel_name, co, &compiled, recipe_for(l, arch));
+      entry = compile_through_cache(source, opt.kernel_name, co, &compiled, recipe_for(l, arch), &lk->sig);
       if (stats) {
         stats->compile_ms = ms_since(t0);
         stats->kernel = compiled ? LaunchStats::Kernel::Compiled : LaunchStats::Kernel::Disk;
@@ -634,20 +635,35 @@ std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string
 
 std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
                                                           const CompileOptions& co, bool* compiled,
-                                                          const std::string& recipe) {
-  const std::string target = fmt::format("sm_{}", cap_arch(co.arch));
+                                                          const std::string& recipe,
+                                                          const std::vector<ArgSlot>* signature,
+                                                          cache::KernelCache* cache) {
+  const int arch = cap_arch(co.arch);
+  const std::string target = fmt::format("sm_{}", arch);
+  const cache::Key key = kernel_cache_key(source, co);
+  cache::KernelExpect expect;
+  expect.name = kernel_name;
+  expect.arch = arch;
+  if (signature) {
+    expect.params.emplace();
+    for (const ArgSlot& a : *signature) expect.params->push_back({a.size, a.align});
+  }
+  cache::KernelCache& kc = cache ? *cache : cache::global_cache();
   bool ran = false;
-  auto entry = cache::global_cache().get_or_compile(kernel_cache_key(source, co), target, [&] {
-    ran = true;
-    CompiledKernel k = compile_cuda(source, kernel_name, co);
-    cache::Entry e;
-    e.target = k.target;
-    e.cubin = std::move(k.cubin);
-    e.ptx = std::move(k.ptx);
-    if (!recipe.empty()) e.ptx += recipe_trailer(recipe);
-    e.source = source;
-    return e;
-  });
+  auto entry = kc.get_or_compile(
+      key, target,
+      [&] {
+        ran = true;
+        CompiledKernel k = compile_cuda(source, kernel_name, co);
+        cache::Entry e;
+        e.target = k.target;
+        e.cubin = std::move(k.cubin);
+        e.ptx = std::move(k.ptx);
+        if (!recipe.empty()) e.ptx += recipe_trailer(recipe);
+        e.source = source;
+        return e;
+      },
+      [&](const cache::Entry& e) { return cache::check_kernel_image(e, expect); });
   if (compiled) *compiled = ran;
   // Recorded only when this process compiled: a kernel found in the cache
   // needs no precompiling.

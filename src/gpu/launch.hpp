@@ -26,6 +26,10 @@
 #include "cache/entry.hpp"
 #include "cujit/array.hpp"
 
+namespace cujit::cache {
+class KernelCache;
+}
+
 namespace cujit {
 
 struct Program;
@@ -140,9 +144,15 @@ std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string
 // `jitcache compile` does without a GPU. `compiled` tells whether NVRTC ran.
 // `recipe` (a manifest entry, see GpuProgram::recipe) is kept in the entry's
 // PTX and, when NVRTC ran and CUJIT_RECORD is set, recorded (src/api/record.hpp).
+// An entry read from disk must hold `kernel_name` for the target (ELF, symbol,
+// PTX; src/cache/kernel_image.hpp) and, when `signature` is given, take those
+// parameters; otherwise it is discarded with a warning and compiled again.
+// `cache` defaults to the process-wide one.
 std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
                                                           const CompileOptions& co, bool* compiled = nullptr,
-                                                          const std::string& recipe = {});
+                                                          const std::string& recipe = {},
+                                                          const std::vector<ArgSlot>* signature = nullptr,
+                                                          cache::KernelCache* cache = nullptr);
 
 // The manifest fields of a jitrun-style program: name (the CUDA symbol),
 // program, inputs with their dtypes and flags, declared outputs.

@@ -42,6 +42,36 @@ expect 1 "prune needs" -- prune
 expect 2 "hint: did you mean 'sin'?" -- compile -i x=float32 'out = sinn(x)'
 CUJIT_CACHE=0 expect 0 "cache disabled by CUJIT_CACHE=0: nothing to list" -- list
 
+# Issue 13: a FIFO in place of an entry hangs nothing (each command is bounded
+# by `timeout`, exit 124 when it would have hung); a folder others can write
+# is not used.
+expect_bounded() {  # expect_bounded CODE SUBSTRING -- ARGS...
+  local code="$1" want="$2"
+  shift 3
+  local out rc
+  out=$(timeout 60 "$JITCACHE" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$code" ] || [[ "$out" != *"$want"* ]]; then
+    echo "FAIL: jitcache $* -> exit $rc (want $code; 124 is a hang)"
+    echo "  output: $out"
+    echo "  wanted: $want"
+    fails=$((fails + 1))
+  fi
+}
+expect_bounded 0 "compiled" -- compile -i x=float32 'out = x + 1'
+entry=$(find "$CUJIT_CACHE_DIR" -type f ! -name '*.lock' | head -1)
+rm -f "$entry" && mkfifo "$entry"
+expect_bounded 0 "BAD: unreadable (not a regular file)" -- list
+expect_bounded 3 "unreadable (not a regular file)" -- verify
+expect_bounded 0 "not a regular file); recompiling" -- compile -i x=float32 'out = x + 1'
+expect_bounded 0 "2 entries checked, 0 bad" -- verify
+chmod 0777 "$CUJIT_CACHE_DIR"
+expect_bounded 3 "it is writable by group or others (mode 0777)" -- compile -i x=float32 'out = x + 2'
+expect_bounded 3 "not using the cache folder" -- list
+expect_bounded 3 "it is writable by group or others (mode 0777)" -- clear
+chmod 0700 "$CUJIT_CACHE_DIR"
+expect_bounded 0 "2 entries in" -- list
+
 if [ "$fails" != 0 ]; then
   echo "$fails jitcache check(s) failed"
   exit 1

@@ -1,12 +1,17 @@
 // The driver layer on a machine without a GPU (CI): nothing may crash, every
 // GPU call must say clearly why it cannot run. On a GPU machine the
 // no-device checks skip themselves; tests/gpu covers that case.
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
 #include "catch.hpp"
 #include "gpu/compile.hpp"
 #include "cujit/error.hpp"
+#include "cujit/array.hpp"
+#include "cujit/elementwise.hpp"
+#include "cujit/evaluate.hpp"
 #include "gpu/driver.hpp"
 
 using namespace cujit;
@@ -109,4 +114,72 @@ TEST_CASE("the toolkit's stub libcuda is recognised as no driver") {
   CHECK(m.find(" is the CUDA toolkit's stub library, not an NVIDIA driver (is a stubs folder "
                "on LD_LIBRARY_PATH?). cujit needs an NVIDIA driver for GPU work; CPU paths "
                "work without it.") != std::string::npos);
+}
+
+// Issue 13: every way in to the GPU ends in the same Device error (exit 4)
+// when there is no driver or no device, never in a crash.
+TEST_CASE("without a GPU, the API's GPU paths fail with the same Device error") {
+  if (gpu_available()) {
+    WARN("a CUDA device is present: the no-GPU checks are skipped");
+    return;
+  }
+  const std::string reason = gpu_unavailable_reason();
+  HostArray x(DType::Float32, {4});
+  std::memset(x.data(), 0, x.nbytes());
+  // A view that claims to be device memory (as from a DLPack kDLCUDA tensor).
+  ArrayView on_gpu = x.view();
+  on_gpu.device = Device::cuda(0);
+  auto expect_device_error = [&](const char* what, auto&& call) {
+    CAPTURE(what);
+    try {
+      call();
+      FAIL("no throw");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::Device);
+      CHECK(e.exit_code() == 4);
+      CHECK(std::string(e.what()).find(reason) != std::string::npos);
+    }
+  };
+  expect_device_error("evaluate on device 0", [&] {
+    EvaluateOptions o;
+    o.device = Device::cuda(0);
+    evaluate("out = x*5", {{"x", x}}, o);
+  });
+  expect_device_error("evaluate with a device input", [&] { evaluate("out = x*5", {{"x", on_gpu}}); });
+  expect_device_error("ElementwiseKernel with a device input", [&] {
+    ElementwiseKernel k("float32 x", "float32 y", "y = x * 5", "times5");
+    k(on_gpu);
+  });
+  expect_device_error("Array::copy_of to device 0", [&] { Array::copy_of(x.view(), Device::cuda(0)); });
+  expect_device_error("Array::copy_of from device 0", [&] { Array::copy_of(on_gpu, Device::cpu()); });
+  expect_device_error("Array::empty on device 0", [&] { Array::empty(DType::Float32, {4}, Device::cuda(0)); });
+}
+
+// A driver that is there but has no device (tests/fake_driver): the message
+// says so, distinct from a missing driver. Loaded by path, beside whatever
+// driver this process uses.
+TEST_CASE("a driver without a device gives 'no CUDA device found', a failing cuInit names its error") {
+#ifndef CUJIT_FAKE_LIBCUDA
+  FAIL("CUJIT_FAKE_LIBCUDA is not defined: tests/fake_driver.cmake was not included");
+#else
+  gpu_available();  // the process-wide driver loads first (see probe_driver)
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string note = visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : "";
+  struct Row {
+    const char* mode;
+    std::string message;
+  };
+  const Row rows[] = {
+      {"no-device", "no CUDA device found" + note},
+      {"zero-devices", "no CUDA device found" + note},
+      {"init-error", "the CUDA driver cannot be used: cuInit failed: CUDA_ERROR_UNKNOWN (unknown error)"},
+      {"oom", ""},  // one device: the driver loads; allocations fail (tests/fake_driver/nodevice_test.sh)
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.mode);
+    ::setenv("CUJIT_FAKE_CUDA", r.mode, 1);
+    CHECK(detail::probe_driver(CUJIT_FAKE_LIBCUDA) == r.message);
+  }
+  ::unsetenv("CUJIT_FAKE_CUDA");
+#endif
 }

@@ -326,6 +326,11 @@ int main(int argc, char** argv) {
         std::printf("%s: nothing to %s\n", disabled().c_str(), app.get_subcommands().front()->get_name().c_str());
       return 0;
     }
+    // A folder others could write is not touched (cache/FORMAT.md, "Trust").
+    if (!kc.disk_trusted()) {
+      fail(ErrorCode::Data, "not using the cache folder {}: others could write it (see the warning above)",
+           kc.config().dir);
+    }
     if (*exp) {
       std::vector<std::string> targets;
       for (const auto& a : export_archs) targets.push_back(fmt::format("sm_{}", parse_arch(a)));

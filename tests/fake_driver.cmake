@@ -1,0 +1,14 @@
+# A stand-in libcuda.so.1 (tests/fake_driver/fake_libcuda.cpp) that plays a
+# driver with no device, or one whose memory is exhausted, so CI without a GPU
+# tests those paths. It lives in a folder of its own and is only ever reached
+# by path or through LD_LIBRARY_PATH in the tests below.
+add_library(cujit_fake_cuda SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fake_driver/fake_libcuda.cpp)
+set_target_properties(cujit_fake_cuda PROPERTIES OUTPUT_NAME cuda VERSION 1 SOVERSION 1
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fake_driver)
+target_include_directories(cujit_fake_cuda SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+add_dependencies(cujit_tests cujit_fake_cuda)
+target_compile_definitions(cujit_tests PRIVATE
+  CUJIT_FAKE_LIBCUDA="${CMAKE_CURRENT_BINARY_DIR}/fake_driver/libcuda.so.1")
+add_test(NAME no_device_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fake_driver/nodevice_test.sh
+  $<TARGET_FILE:jitrun> ${CMAKE_CURRENT_BINARY_DIR}/fake_driver)
+set_tests_properties(no_device_cli PROPERTIES TIMEOUT 300)

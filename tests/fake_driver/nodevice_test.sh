@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# jitrun against a driver with no device and one whose memory is exhausted
+# (the stand-in libcuda.so.1 of fake_libcuda.cpp, found through
+# LD_LIBRARY_PATH): exit 4 with a clear message, or the CPU with a notice.
+# Usage: nodevice_test.sh path/to/jitrun FAKE_DRIVER_DIR
+set -u
+JITRUN="$1"
+export LD_LIBRARY_PATH="$2${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CUJIT_CACHE_DIR=$(mktemp -d)
+trap 'rm -rf "$CUJIT_CACHE_DIR"' EXIT
+unset CUDA_VISIBLE_DEVICES
+fails=0
+
+expect() {  # expect MODE CODE SUBSTRING -- ARGS...
+  local mode="$1" code="$2" want="$3"
+  shift 4
+  local out rc
+  out=$(CUJIT_FAKE_CUDA="$mode" timeout 120 "$JITRUN" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$code" ] || [[ "$out" != *"$want"* ]]; then
+    echo "FAIL: CUJIT_FAKE_CUDA=$mode jitrun $* -> exit $rc (want $code)"
+    echo "  output: $out"
+    echo "  wanted: $want"
+    fails=$((fails + 1))
+  fi
+}
+
+expect no-device 4 "jitrun: no CUDA device found" -- --device 0 -i 'x=arange(4)' 'out = x*5'
+expect zero-devices 4 "jitrun: no CUDA device found" -- --device 0 -i 'x=arange(4)' 'out = x*5'
+expect init-error 4 "jitrun: the CUDA driver cannot be used: cuInit failed: CUDA_ERROR_UNKNOWN (unknown error)" \
+  -- --device 0 -i 'x=arange(4)' 'out = x*5'
+expect no-device 0 "no usable GPU (no CUDA device found); running on the CPU" -- --print -i 'x=arange(4)' 'out = x*5'
+expect no-device 0 "out = [ 0.  5. 10. 15.]" -- --print -i 'x=arange(4)' 'out = x*5'
+# A device whose memory is exhausted: uploads and module loads fail cleanly.
+expect oom 4 "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" -- --device 0 -i 'x=arange(4)' 'out = x*5'
+expect oom 4 "does not exist" -- --device 1 -i 'x=arange(4)' 'out = x*5'
+
+if [ "$fails" != 0 ]; then
+  echo "$fails no-device check(s) failed"
+  exit 1
+fi
+echo "all no-device checks passed"
