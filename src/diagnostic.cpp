@@ -1,6 +1,7 @@
 #include "diagnostic.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "fail.hpp"
@@ -26,13 +27,25 @@ std::string render_diagnostic(std::string_view src, Span span, std::string_view 
     std::size_t lineno = 1 + static_cast<std::size_t>(std::count(src.begin(), src.begin() + line_start, '\n'));
     out += " (line " + std::to_string(lineno) + ")";
   }
+  // A very long line (a machine-written or hostile program) shows a window
+  // around the span, so a message stays a few lines whatever the input.
+  constexpr std::size_t kWindow = 160, kBefore = 60;
+  std::size_t show_begin = line_start, show_end = line_end;
+  if (line.size() > kWindow) {
+    show_begin = begin - line_start > kBefore ? begin - kBefore : line_start;
+    show_end = std::min(line_end, show_begin + kWindow);
+  }
+  const char* lead = show_begin > line_start ? "..." : "";
   out += "\n  ";
-  out += line;
+  out += lead;
+  out += src.substr(show_begin, show_end - show_begin);
+  if (show_end < line_end) out += "...";
   out += "\n  ";
+  out += std::string(std::char_traits<char>::length(lead), ' ');
   // Keep tabs so the caret lines up under the same column in any terminal.
-  for (std::size_t k = line_start; k < begin; ++k) out += src[k] == '\t' ? '\t' : ' ';
+  for (std::size_t k = show_begin; k < begin; ++k) out += src[k] == '\t' ? '\t' : ' ';
   out += '^';
-  for (std::size_t k = begin + 1; k < end; ++k) out += '~';
+  for (std::size_t k = begin + 1; k < std::min(end, show_end); ++k) out += '~';
   if (!hint.empty()) {
     out += "\nhint: ";
     out += hint;
@@ -62,14 +75,20 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string closest_name(std::string_view name, const std::string_view* candidates, std::size_t count) {
+  // Suggest only near misses: one edit for short names, two for longer ones.
+  // The search is bounded: names past kMaxSuggestLength get no suggestion, and
+  // a candidate whose length differs by more than the limit cannot be within it.
+  constexpr std::size_t kMaxSuggestLength = 64;
+  std::size_t limit = name.size() <= 3 ? 1 : 2;
+  if (name.size() > kMaxSuggestLength) return {};
   std::size_t best = std::string_view::npos;
   std::string_view pick;
   for (std::size_t k = 0; k < count; ++k) {
-    std::size_t d = edit_distance(name, candidates[k]);
-    if (d < best) best = d, pick = candidates[k];
+    std::string_view c = candidates[k];
+    if (c.size() > name.size() + limit || name.size() > c.size() + limit) continue;
+    std::size_t d = edit_distance(name, c);
+    if (d < best) best = d, pick = c;
   }
-  // Suggest only near misses: one edit for short names, two for longer ones.
-  std::size_t limit = name.size() <= 3 ? 1 : 2;
   return best <= limit ? std::string(pick) : std::string();
 }
 

@@ -12,6 +12,8 @@
 #include "driver.hpp"
 #include "fail.hpp"
 #include "launch.hpp"
+#include "limits.hpp"
+#include "names.hpp"
 #include "parse.hpp"
 #include "raw_cuda.hpp"
 #include "scratch.hpp"
@@ -26,13 +28,6 @@ struct ParamDecl {
   std::string placeholder;     // otherwise: T, U, ...
   bool raw = false;
 };
-
-bool is_identifier(std::string_view s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
 
 std::string trim(std::string_view s) {
   std::size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
@@ -64,19 +59,20 @@ std::vector<ParamDecl> parse_params(const std::string& text, const char* which) 
     }
     if (words.size() != 2)
       fail(ErrorCode::Usage, "{}: '{}' is not a parameter; write TYPE NAME or raw TYPE NAME, e.g. 'float32 x, T y, raw T z'",
-           which, item);
+           which, quoted_text(item));
     const std::string& type = words[0];
     d.name = words[1];
-    if (!is_identifier(d.name)) fail(ErrorCode::Usage, "{}: '{}' is not a valid parameter name", which, d.name);
+    check_name(d.name, fmt::format("{}: parameter", which));
     if (auto t = dtype_from_name(type)) {
       d.dtype = *t;
     } else if (type == "float" || type == "int" || type == "long") {
       fail(ErrorCode::Usage, "{}: the type '{}' of '{}' is ambiguous; name the dtype, e.g. {}", which, type, d.name,
            type == "float" ? "float32 or float64" : "int32 or int64");
-    } else if (is_identifier(type)) {
-      d.placeholder = type;
+    } else if (name_problem(type).empty()) {
+      d.placeholder = type;  // raw CUDA mode pastes it as a typedef name: the name rule keeps that safe
     } else {
-      fail(ErrorCode::Usage, "{}: '{}' is neither a dtype nor a type placeholder (an identifier such as T)", which, type);
+      fail(ErrorCode::Usage, "{}: '{}' is neither a dtype nor a type placeholder (a name such as T: {})", which,
+           quoted_text(type), kNameRule);
     }
     out.push_back(std::move(d));
   }
@@ -233,18 +229,21 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
   m.name = name;
   m.opt = std::move(options);
   m.operation = operation;
-  if (!is_identifier(name) || name.compare(0, 3, "cj_") == 0)
-    fail(ErrorCode::Usage, "kernel name '{}' must be a C identifier that does not start with cj_", name);
+  check_name(name, "kernel name");
   m.ins = parse_params(in_params, "in_params");
   m.outs = parse_params(out_params, "out_params");
   if (m.outs.empty()) fail(ErrorCode::Usage, "kernel '{}': out_params declares no output", name);
+  if (m.ins.size() + m.outs.size() > kMaxParams)
+    fail(ErrorCode::Usage, "kernel '{}': {} parameters are more than the limit of {}", name, m.ins.size() + m.outs.size(),
+         kMaxParams);
   std::set<std::string> seen;
   for (const auto* list : {&m.ins, &m.outs})
     for (const ParamDecl& d : *list) {
       if (!seen.insert(d.name).second) fail(ErrorCode::Usage, "kernel '{}': parameter '{}' is declared twice", name, d.name);
       if (!d.placeholder.empty()) m.has_placeholder = true;
-      if (m.opt.raw_cuda && (d.name == "i" || d.name == "n" || d.name[0] == '_' || d.name.compare(0, 3, "cj_") == 0))
-        fail(ErrorCode::Usage, "kernel '{}': parameter name '{}' is reserved (i, n, _* and cj_* are cujit's)", name, d.name);
+      if (m.opt.raw_cuda && (d.name == "i" || d.name == "n"))
+        fail(ErrorCode::Usage, "kernel '{}': parameter name '{}' is reserved (i and n are the element index and count)",
+             name, d.name);
     }
   for (const ParamDecl& d : m.outs)
     if (d.raw) fail(ErrorCode::Usage, "kernel '{}': raw outputs are not supported ('{}'); outputs are written element by element", name, d.name);

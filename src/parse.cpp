@@ -4,7 +4,10 @@
 #include <limits>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "lex.hpp"
+#include "limits.hpp"
 
 namespace cujit {
 
@@ -26,10 +29,8 @@ namespace {
 
 bool is_comparison(Op op) { return op >= Op::Lt && op <= Op::Ne; }
 
-// Every stage walks the tree recursively; these bounds keep a hostile program
-// from exhausting the stack (parser nesting, and the tree's height).
-constexpr int kMaxNesting = 200;
-constexpr int kMaxDepth = 1000;
+// Every stage walks the tree recursively; the bounds in limits.hpp keep a
+// hostile program from exhausting the stack (parser nesting, and the tree's height).
 
 class Parser {
  public:
@@ -42,6 +43,9 @@ class Parser {
     while (true) {
       while (at(Tok::Semi) || at(Tok::Newline)) ++pos_;
       if (at(Tok::End)) break;
+      if (ast.stmts.size() == kMaxStatements)
+        program_error(src_, peek().span, fmt::format("too many statements (the limit is {})", kMaxStatements),
+                      "split the program into several programs");
       ast.stmts.push_back(stmt());
       if (!at(Tok::Semi) && !at(Tok::Newline) && !at(Tok::End)) unexpected_after_statement();
     }
@@ -197,6 +201,7 @@ class Parser {
     ExprPtr c = binary(0);
     if (!at(Tok::Question)) return c;
     Span q = next().span;
+    Nest guard(nesting_, *this, q);  // `c ? x : d ? y : ...` nests one level per link
     skip_newlines();
     ExprPtr a = ternary();
     skip_newlines();
@@ -283,6 +288,7 @@ class Parser {
     ExprPtr base = postfix();
     if (!at_op("**")) return base;
     Span s = next().span;
+    Nest guard(nesting_, *this, s);  // `a ** b ** ...` nests one level per operator
     skip_newlines();
     ExprPtr exponent = unary();
     return make_binary(Op::Pow, s, std::move(base), std::move(exponent));

@@ -25,6 +25,7 @@
 #include "kernel_cache.hpp"
 #include "launch.hpp"
 #include "lex.hpp"
+#include "names.hpp"
 #include "npy.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
@@ -47,7 +48,9 @@ struct Options {
 std::pair<std::string, std::string> split_eq(const std::string& s, const char* flag) {
   std::size_t eq = s.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-    fail(ErrorCode::Usage, "{} expects NAME=VALUE, got '{}'", flag, s);
+    fail(ErrorCode::Usage, "{} expects NAME=VALUE, got '{}'", flag, quoted_text(s));
+  // Every name is checked before anything is read or written for it.
+  check_name(s.substr(0, eq), std::string(flag).substr(0, 2));
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
@@ -250,9 +253,7 @@ int emit(const Options& opt, const Program& program, const std::vector<Input>& i
     } else {
       if (opt.outputs.size() != 1 || opt.outputs[0].find('=') != std::string::npos)
         fail(ErrorCode::Usage, "--emit cubin writes a file: give its path with -o PATH");
-      FILE* f = std::fopen(opt.outputs[0].c_str(), "wb");
-      if (!f || std::fwrite(k.cubin.data(), 1, k.cubin.size(), f) != k.cubin.size() || std::fclose(f) != 0)
-        fail(ErrorCode::Data, "{}: cannot write the cubin: {}", opt.outputs[0], std::strerror(errno));
+      write_file(opt.outputs[0], std::string_view(reinterpret_cast<const char*>(k.cubin.data()), k.cubin.size()));
       std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s\n", k.cubin.size(), k.target.c_str(), opt.outputs[0].c_str());
     }
   }

@@ -9,6 +9,7 @@
 #include "lex.hpp"
 #include "npy.hpp"
 #include "scalar.hpp"
+#include "shape.hpp"
 
 namespace cujit::jitrun {
 
@@ -72,6 +73,7 @@ Shape extents(const std::string& name, const std::string& text, const std::strin
     if (e == std::string::npos) break;
     b = e + 1;
   }
+  if (checked_size(shape) < 0) bad(name, text, "the shape has more elements than fit in 64 bits");
   return shape;
 }
 
@@ -146,7 +148,10 @@ Source make_source(const std::string& name, const std::string& text, std::uint64
     src.array = read_npy(text);
     return src;
   }
-  if (stat(text.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+  // Any existing path is a file to read: read_npy refuses what is not a
+  // regular file (a device, a FIFO) with a clear error, instead of taking the
+  // path for a malformed generator. "-" is standard input.
+  if (is_standard_input(text) || stat(text.c_str(), &st) == 0) {
     src.array = read_npy(text);
     return src;
   }
