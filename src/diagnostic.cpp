@@ -47,8 +47,9 @@ std::string render_diagnostic(std::string_view src, Span span, std::string_view 
   out += '^';
   for (std::size_t k = begin + 1; k < std::min(end, show_end); ++k) out += '~';
   if (!hint.empty()) {
+    // Hints may quote the program (a literal, a chain): cut, as the excerpt is.
     out += "\nhint: ";
-    out += hint;
+    out += hint.size() > 2 * kWindow ? std::string(hint.substr(0, 2 * kWindow)) + "..." : std::string(hint);
   }
   return out;
 }
