@@ -38,7 +38,13 @@ std::string render_diagnostic(std::string_view src, Span span, std::string_view 
   const char* lead = show_begin > line_start ? "..." : "";
   out += "\n  ";
   out += lead;
-  out += src.substr(show_begin, show_end - show_begin);
+  // Control and non-ASCII bytes show as '?', one column per byte so the caret
+  // still lines up: a message never carries a NUL (what() would end there) or
+  // a terminal escape from the program text.
+  for (std::size_t k = show_begin; k < show_end; ++k) {
+    auto c = static_cast<unsigned char>(src[k]);
+    out += (c < 0x20 && c != '\t') || c >= 0x7f ? '?' : static_cast<char>(c);
+  }
   if (show_end < line_end) out += "...";
   out += "\n  ";
   out += std::string(std::char_traits<char>::length(lead), ' ');

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -668,7 +669,11 @@ HostArray read_stream(std::FILE* f, const std::string& name) {
     fail(ErrorCode::Data, "{}: truncated header (the file has {} bytes, the header needs {})", name, all.size(),
          p.header_start + p.header_len);
   Header h = parse_header(std::string_view(all).substr(p.header_start, p.header_len), name);
-  read_upto(p.header_start + p.header_len + h.nbytes);
+  try {
+    read_upto(p.header_start + p.header_len + h.nbytes);
+  } catch (const std::bad_alloc&) {
+    fail(ErrorCode::Data, "{}: out of host memory reading the {} bytes of data the header announces", name, h.nbytes);
+  }
   return parse_npy(all, name);
 }
 

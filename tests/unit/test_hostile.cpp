@@ -5,6 +5,7 @@
 // error with its code, quickly. tests/hostile/ holds the command-line corpus.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -177,6 +178,11 @@ TEST_CASE("names: program targets follow the rule too", "[hostile][names]") {
   CHECK(c.code == ErrorCode::Program);
   CHECK(c.what == "error: 'asm' is not a valid name: 'asm' is a reserved word of C++ or CUDA\n  asm = x\n  ^~~\nhint: " + kRule);
   CHECK(caught([] { compile_program("cj_n = x", f32({"x"})); }).code == ErrorCode::Program);
+  // NUL and other control bytes in program text.
+  c = caught([] { compile_program(std::string("out = x\0", 8), f32({"x"})); });
+  CHECK(c.what == "error: unexpected control character 0x00\n  out = x?\n         ^");
+  c = caught([] { compile_program("out = \x1b[2J\xc3\xa9", f32({"x"})); });
+  CHECK(c.what == "error: unexpected control character 0x1b\n  out = ?[2J??\n        ^");
   c = caught([] { compile_program("out = " + std::string(65, 'a'), f32({"x"})); });
   CHECK(c.code == ErrorCode::Program);
   CHECK(c.what.rfind("error: name of 65 characters; the limit is 64\n", 0) == 0);
@@ -337,12 +343,15 @@ TEST_CASE("outputs: only regular files are replaced, atomically", "[hostile][npy
   c = caught([&] { write_npy(sub, a.view()); });
   CHECK(c.what == sub + ": cannot write an output over a directory; outputs are written to regular files only (it was left as it is)");
   CHECK(fs::is_directory(sub));
-  // A character device: only when this process could replace one (root).
-  if (::geteuid() == 0) {
-    c = caught([&] { write_npy("/dev/null", a.view()); });
-    CHECK(c.what == "/dev/null: cannot write an output over a character device; outputs are written to regular files only (it was left as it is)");
-    REQUIRE(::stat("/dev/null", &st) == 0);
+  // A character device: only when this process could replace one (root), and
+  // on a private copy of /dev/null, so that a regression cannot break the system's.
+  std::string null = dir + "/null";
+  if (::geteuid() == 0 && ::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    c = caught([&] { write_npy(null, a.view()); });
+    CHECK(c.what == null + ": cannot write an output over a character device; outputs are written to regular files only (it was left as it is)");
+    REQUIRE(::stat(null.c_str(), &st) == 0);
     CHECK(S_ISCHR(st.st_mode));
+    ::unlink(null.c_str());
   }
   // A regular file is replaced, and nothing else is left in the folder.
   std::string file = dir + "/out.npy";
