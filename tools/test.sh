@@ -36,11 +36,11 @@ if [ "${CUJIT_SANITIZERS:-1}" != 0 ]; then
   cmake -S . -B build-asan "${san_flags[@]}" -DCUJIT_SANITIZE=ON >/dev/null
   cmake --build build-asan -j"$(nproc)" --target cujit_tests jitrun jitcache cache_stress
   # halt_on_error: a UBSan finding fails the test instead of scrolling by.
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -R '^(unit|jitrun_cli|jitcache_cli|hostile)$'
   cmake -S . -B build-tsan "${san_flags[@]}" -DCUJIT_SANITIZE_THREAD=ON >/dev/null
-  cmake --build build-tsan -j"$(nproc)" --target cujit_tests cache_stress
-  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -R '^cache$'
+  cmake --build build-tsan -j"$(nproc)" --target cujit_thread_tests cache_stress
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -R '^threads$'
   echo "sanitizers: no finding"
 fi
