@@ -213,13 +213,16 @@ DType value_dtype(const Expr& e) {
 
 bool is_cmp(std::string_view f) { return f == "<" || f == "<=" || f == ">" || f == ">=" || f == "==" || f == "!="; }
 
-// Comments carry user text: keep it on one line and free of line splices.
+// Comments carry user text: keep it on one line and free of line splices,
+// including the trigraph `??/` (a backslash before C++17, should a user's
+// NVRTC options ask for an older standard).
 std::string comment_text(std::string_view s) {
   std::string out;
   for (char c : s) {
     if (c == '\n' || c == '\r' || c == '\t') out += ' ';
     else if (c == '\\') out += '/';
     else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) out += '?';
+    else if (c == '?' && !out.empty() && out.back() == '?') out += " ?";
     else out += c;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
