@@ -161,7 +161,7 @@ class Parser {
     return Op::Add;
   }
 
-  ExprPtr sized(ExprPtr e) {
+  [[gnu::noinline]] ExprPtr sized(ExprPtr e) {
     for (const auto& a : e->args) e->depth = std::max(e->depth, a->depth + 1);
     if (e->depth > kMaxDepth)
       program_error(src_, e->span, "expression too deep (more than " + std::to_string(kMaxDepth) + " levels)",
@@ -179,7 +179,7 @@ class Parser {
     ~Nest() { --level; }
   };
 
-  ExprPtr make_binary(Op op, Span op_span, ExprPtr a, ExprPtr b) {
+  [[gnu::noinline]] ExprPtr make_binary(Op op, Span op_span, ExprPtr a, ExprPtr b) {
     auto e = std::make_unique<Expr>();
     e->kind = Expr::Binary;
     e->op = op;
@@ -228,20 +228,34 @@ class Parser {
   //   relational = shift (("<"|"<="|">"|">=") shift)*
   //   shift = additive (("<<"|">>") additive)*
   //   additive = term (("+"|"-") term)*   term = unary (("*"|"/"|"%") unary)*
-  ExprPtr binary(int level) {
+  // Precedence climbing: one frame per rise in precedence instead of one per
+  // level, so that each parenthesis costs a few small frames (a sanitizer
+  // build makes frames large, and nesting is bounded by frames, not bytes).
+  // Each rise counts as one level of nesting.
+  static int level_of(const Token& t) {
     static const std::vector<std::vector<std::string_view>> kLevels = {
         {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="},
         {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
-    if (level == static_cast<int>(kLevels.size())) return unary();
-    ExprPtr lhs = binary(level + 1);
-    while (peek().kind == Tok::Op) {
+    if (t.kind != Tok::Op) return -1;
+    for (std::size_t l = 0; l < kLevels.size(); ++l)
+      for (auto o : kLevels[l])
+        if (o == t.text) return static_cast<int>(l);
+    return -1;
+  }
+
+  ExprPtr binary(int level) { return binary_rest(level, unary()); }
+
+  // The operators of `level` and tighter that follow `lhs`, left-associative.
+  ExprPtr binary_rest(int level, ExprPtr lhs) {
+    for (int l = level_of(peek()); l >= level; l = level_of(peek())) {
       std::string_view t = peek().text;
-      bool match = false;
-      for (auto o : kLevels[level]) match = match || o == t;
-      if (!match) break;
       Span op_span = next().span;
       skip_newlines();
-      ExprPtr rhs = binary(level + 1);
+      ExprPtr rhs = unary();
+      for (int r = level_of(peek()); r > l; r = level_of(peek())) {
+        Nest guard(nesting_, *this, peek().span);
+        rhs = binary_rest(l + 1, std::move(rhs));
+      }
       Op op = binary_op(t);
       if (is_comparison(op)) check_chain(lhs.get(), op_span, rhs.get());
       lhs = make_binary(op, op_span, std::move(lhs), std::move(rhs));
@@ -251,7 +265,7 @@ class Parser {
 
   // C reads `a < b < c` as `(a < b) < c`, Python as `a < b and b < c`: neither
   // reading is safe to guess, so an unparenthesized chain is an error.
-  void check_chain(const Expr* lhs, Span op_span, const Expr* rhs) {
+  [[gnu::noinline]] void check_chain(const Expr* lhs, Span op_span, const Expr* rhs) {
     if (lhs->kind != Expr::Binary || !is_comparison(lhs->op) || lhs->parenthesized) return;
     const Expr* b = lhs->args[1].get();
     auto text = [&](Span s) { return std::string(src_.substr(s.begin, s.end - s.begin)); };
