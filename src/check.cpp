@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fail.hpp"
+#include "hints.hpp"
 #include "limits.hpp"
 #include "names.hpp"
 #include "parse.hpp"
@@ -165,6 +166,7 @@ class Checker {
 
   void stmt(Stmt& s) {
     const std::string& t = s.target;
+    target_ = t;
     for (const Param& q : p_.inputs)
       if (q.name == t) error(s.target_span, "cannot assign to input '" + t + "'", "inputs are read-only; assign to a new name");
     std::string why = reserved_reason(t);
@@ -315,6 +317,9 @@ class Checker {
     check_ambiguous(n, e.span);
     if (dtype_from_name(n)) error(e.span, "'" + n + "' is a type, not a value", "cast with " + n + "(...)");
     if (find_builtin(n)) error(e.span, "'" + n + "' is a function, not a value", "call it: " + n + "(...)");
+    hints::Fill fill;
+    fill.name = n;
+    if (auto h = hints::lookup(hints::Context::Name, n, -1, fill)) error(e.span, h->message, h->hint);
     std::vector<std::string_view> cands;
     for (const Param& q : p_.inputs) cands.push_back(q.name);
     for (auto& [v, _] : vars_) cands.push_back(v);
@@ -481,9 +486,13 @@ class Checker {
       for (const Param& q : p_.inputs)
         if (q.name == e.name)
           error(e.op_span, "'" + e.name + "' is not a function", q.raw ? "index raw parameters with " + e.name + "[j]" : "");
-      auto names = builtin_names();
-      std::string best = closest_name(e.name, names.data(), names.size());
-      error(e.op_span, "unknown function '" + e.name + "'", best.empty() ? "" : "did you mean '" + best + "'?");
+      hints::Fill fill;
+      fill.name = e.name;
+      fill.target = target_;
+      for (const auto& a : e.args) hints::add_arg(fill, src_, *a);
+      if (auto h = hints::lookup(hints::Context::Call, e.name, static_cast<int>(e.args.size()), fill))
+        error(e.op_span, h->message, h->hint);
+      error(e.op_span, "unknown function '" + e.name + "'", hints::unknown_function_hint(e.name));
     }
     int nargs = static_cast<int>(e.args.size());
     if (nargs < b->min_args || nargs > b->max_args)
@@ -719,6 +728,7 @@ class Checker {
   Outputs mode_;
   std::set<std::string> output_names_;
   std::map<std::string, std::pair<Sym, int>> vars_;
+  std::string_view target_;  // the statement being checked (for hints)
 };
 
 }  // namespace

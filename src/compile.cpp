@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "driver.hpp"
@@ -297,7 +299,39 @@ std::vector<std::string> include_options(const std::string& source, const std::s
   return o;
 }
 
+// The prewarm thread, joined at exit so it never runs into static destructors.
+struct PrewarmThread {
+  std::thread thread;
+  ~PrewarmThread() {
+    if (thread.joinable()) thread.join();
+  }
+};
+
 }  // namespace
+
+void prewarm_nvrtc() noexcept {
+  static std::once_flag once;
+  try {
+    std::call_once(once, [] {
+      const char* env = std::getenv("CUJIT_PREWARM");
+      if (env && std::string_view(env) == "0") return;
+      static PrewarmThread p;
+      p.thread = std::thread([] {
+        try {
+          preload_nvrtc_builtins();
+          int arch = cap_arch(90);
+          std::vector<std::string> options = code_options(arch, CompileOptions{});
+          Program prog("extern \"C\" __global__ void cj_prewarm() {}\n", "cj_prewarm.cu");
+          run_compile(prog, options);  // the result does not matter: only the start-up does
+        } catch (...) {
+          // A broken NVRTC is reported by the real compile, with its context.
+        }
+      });
+    });
+  } catch (...) {
+    // No thread could be started: the first compile pays the start-up itself.
+  }
+}
 
 int nvrtc_version() {
   static const int v = [] {

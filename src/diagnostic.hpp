@@ -26,7 +26,8 @@ std::string render_diagnostic(std::string_view source, Span span, std::string_vi
 [[noreturn]] void program_error(std::string_view source, Span span, std::string_view message,
                                 std::string_view hint = {});
 
-// The closest candidate by edit distance, or "" when none is close enough to suggest.
+// The closest candidate by edit distance, or "" when none is close enough to
+// suggest or two are equally close.
 std::string closest_name(std::string_view name, const std::string_view* candidates, std::size_t count);
 
 }  // namespace cujit

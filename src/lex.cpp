@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "hints.hpp"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -20,12 +22,14 @@ namespace {
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// Longest match first, so `**=` is not read as `**` `=`.
+// Longest match first, so `<<=` is not read as `<<` `=`. `**=`, `//=`, `//`
+// and `.` are no operators of the language: they are tokens so that the parser
+// can say what a Python or NumPy user meant by them (src/hints.cpp).
 constexpr std::string_view kOperators[] = {
-    "<<=", ">>=", "**", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+    "<<=", ">>=", "**=", "//=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
     "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
     "+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "!", "~", "=",
-    "(", ")", "[", "]", ",", "?", ":", ";",
+    "(", ")", "[", "]", ",", "?", ":", ";", ".",
 };
 
 class Lexer {
@@ -39,9 +43,13 @@ class Lexer {
       skip_space_and_comments(depth);
       if (pos_ >= src_.size()) break;
       char c = src_[pos_];
+      line_start_ = false;
+      after_operand_ = true;  // reset below for everything but names, numbers and closing brackets
       if (c == '\n') {
+        after_operand_ = false;
         out.push_back(make(Tok::Newline, pos_, pos_ + 1));
         ++pos_;
+        line_start_ = true;
         continue;
       }
       if (ident_start(c)) {
@@ -62,6 +70,8 @@ class Lexer {
       Token t = punct();
       if (t.kind == Tok::LParen || t.kind == Tok::LBracket) ++depth;
       if ((t.kind == Tok::RParen || t.kind == Tok::RBracket) && depth > 0) --depth;
+      line_start_ = t.kind == Tok::Semi;
+      after_operand_ = t.kind == Tok::RParen || t.kind == Tok::RBracket;
       out.push_back(t);
     }
     out.push_back(make(Tok::End, src_.size(), src_.size()));
@@ -77,12 +87,20 @@ class Lexer {
     return t;
   }
 
+  // `//` is a comment only where no operand can precede it: at the start of a
+  // line (after spaces, tabs or `/* */` comments) or after `;` (the contract).
+  // Elsewhere it stays a token, and the parser reports it: NumPy users read
+  // `x // 2` as floor division, and a silent comment would compute `x`. Inside
+  // brackets a line continues the expression, so a line starting with `//`
+  // right after an operand is Python's continuation line `(a` newline `// b)`, not
+  // a comment.
   void skip_space_and_comments(int depth) {
     while (pos_ < src_.size()) {
       char c = src_[pos_];
       if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || (c == '\n' && depth > 0)) {
+        if (c == '\n') line_start_ = true;
         ++pos_;
-      } else if (src_.compare(pos_, 2, "//") == 0) {
+      } else if (line_start_ && !(depth > 0 && after_operand_) && src_.compare(pos_, 2, "//") == 0) {
         while (pos_ < src_.size() && src_[pos_] != '\n') ++pos_;
       } else if (src_.compare(pos_, 2, "/*") == 0) {
         std::size_t close = src_.find("*/", pos_ + 2);
@@ -194,7 +212,8 @@ class Lexer {
         else if (op == ":") t.kind = Tok::Colon;
         else if (op == ";") t.kind = Tok::Semi;
         else if (op == "=") t.kind = Tok::Assign;
-        else if (op.size() >= 2 && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=")
+        else if (op.size() >= 2 && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=" &&
+                 op != "**=" && op != "//=")
           t.kind = Tok::CompoundAssign;
         return t;
       }
@@ -208,8 +227,23 @@ class Lexer {
       s.end = static_cast<std::uint32_t>(e);
       program_error(src_, s, "unexpected non-ASCII character", "programs are written in ASCII");
     }
-    if (c == '"' || c == '\'') program_error(src_, s, "strings are not part of the language");
-    if (std::isprint(c)) program_error(src_, s, std::string("unexpected character '") + static_cast<char>(c) + "'");
+    if (c == '"' || c == '\'') {
+      std::size_t close = src_.find(static_cast<char>(c), pos_ + 1);
+      std::size_t eol = src_.find('\n', pos_ + 1);
+      if (close != std::string_view::npos && close < eol) {
+        s.end = static_cast<std::uint32_t>(close + 1);
+        program_error(src_, s, "strings are not part of the language",
+                      hints::string_hint(src_.substr(pos_ + 1, close - pos_ - 1)));
+      }
+      program_error(src_, s, "strings are not part of the language");
+    }
+    if (std::isprint(c)) {
+      hints::Fill fill;
+      std::string key(1, static_cast<char>(c));
+      fill.name = key;
+      if (auto h = hints::lookup(hints::Context::Char, key, -1, fill)) program_error(src_, s, h->message, h->hint);
+      program_error(src_, s, std::string("unexpected character '") + static_cast<char>(c) + "'");
+    }
     char buf[8];
     std::snprintf(buf, sizeof buf, "0x%02x", c);
     program_error(src_, s, std::string("unexpected control character ") + buf);
@@ -217,6 +251,8 @@ class Lexer {
 
   std::string_view src_;
   std::size_t pos_ = 0;
+  bool line_start_ = true;  // nothing but spaces and comments since the last newline or ';'
+  bool after_operand_ = false;  // the last token ends an operand (a name, a number, ')' or ']')
 };
 
 }  // namespace

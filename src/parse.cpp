@@ -1,11 +1,15 @@
 #include "parse.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "cujit/error.hpp"
+#include "fail.hpp"
+#include "hints.hpp"
 #include "lex.hpp"
 #include "limits.hpp"
 
@@ -67,6 +71,28 @@ class Parser {
     while (at(Tok::Newline)) ++pos_;
   }
 
+  std::string_view text(Span s) const { return src_.substr(s.begin, s.end - s.begin); }
+  static std::string_view trim(std::string_view t) {
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+    return t;
+  }
+
+  // Parses ahead only to quote the program in a hint: where that fails, the
+  // hint stays generic, and the error reported is still the first one.
+  template <class F>
+  auto attempt(F parse) -> std::optional<decltype(parse())> {
+    std::size_t pos = pos_;
+    try {
+      return parse();
+    } catch (const Error&) {
+      pos_ = pos;
+      return std::nullopt;
+    }
+  }
+
+  [[noreturn]] void report(Span span, const hints::Hint& h) { program_error(src_, span, h.message, h.hint); }
+
   std::string describe(const Token& t) const {
     switch (t.kind) {
       case Tok::End: return "end of program";
@@ -102,6 +128,7 @@ class Parser {
       program_error(src_, target.span, "expected a name after the type, found " + describe(target));
     s.target = std::string(target.text);
     s.target_span = target.span;
+    target_ = target.text;
     const Token& eq = peek();
     if (eq.kind == Tok::Assign) {
       ++pos_;
@@ -110,6 +137,19 @@ class Parser {
       if (s.declared) program_error(src_, eq.span, "a typed declaration cannot use '" + std::string(eq.text) + "'",
                                     "declare with '=' first");
       s.compound = binary_op(eq.text.substr(0, eq.text.size() - 1));
+    } else if (eq.kind == Tok::Op && (eq.text == "**=" || eq.text == "//=")) {
+      // Python's `x **= 2` and `x //= 2`: say what to write, quoting the operand.
+      Span op = next().span;
+      hints::Fill fill;
+      fill.name = eq.text;
+      fill.target = s.target;
+      skip_newlines();
+      if (auto rhs = attempt([&] { return expr(); })) {
+        hints::add_arg(fill, src_, **rhs);
+      } else {
+        fill.args = fill.atoms = {"b"};
+      }
+      report(op, *hints::lookup(hints::Context::Assign, text(op), -1, fill));
     } else if (eq.kind == Tok::Op && eq.text == "==") {
       program_error(src_, eq.span, "expected '=' after '" + s.target + "', found '=='",
                     "'==' compares; assign with '='");
@@ -158,7 +198,7 @@ class Parser {
         {"^", Op::BitXor}, {"|", Op::BitOr}, {"&&", Op::And}, {"||", Op::Or}};
     for (auto& [text, op] : kOps)
       if (text == t) return op;
-    return Op::Add;
+    fail(ErrorCode::Internal, "parse: no operator '{}'", t);
   }
 
   [[gnu::noinline]] ExprPtr sized(ExprPtr e) {
@@ -242,17 +282,25 @@ class Parser {
         if (o == t.text) return static_cast<int>(l);
     return -1;
   }
+  static constexpr int kTermLevel = 9;  // the innermost: * / %
 
   ExprPtr binary(int level) { return binary_rest(level, unary()); }
 
   // The operators of `level` and tighter that follow `lhs`, left-associative.
+  // after_operand sees every operand end with the longest term ending there
+  // (`x * y` in `x * y // z`): where Python's `//`, `and`, `or`, `if` may follow.
   ExprPtr binary_rest(int level, ExprPtr lhs) {
-    for (int l = level_of(peek()); l >= level; l = level_of(peek())) {
+    while (true) {
+      after_operand(*lhs);
+      const int l = level_of(peek());
+      if (l < level) return lhs;
       std::string_view t = peek().text;
       Span op_span = next().span;
       skip_newlines();
       ExprPtr rhs = unary();
-      for (int r = level_of(peek()); r > l; r = level_of(peek())) {
+      while (true) {
+        if (l != kTermLevel) after_operand(*rhs);  // at the term level, the loop head sees the whole term
+        if (level_of(peek()) <= l) break;
         Nest guard(nesting_, *this, peek().span);
         rhs = binary_rest(l + 1, std::move(rhs));
       }
@@ -260,7 +308,31 @@ class Parser {
       if (is_comparison(op)) check_chain(lhs.get(), op_span, rhs.get());
       lhs = make_binary(op, op_span, std::move(lhs), std::move(rhs));
     }
-    return lhs;
+  }
+
+  // Where an operator must follow `lhs`: Python's `//` (floor division, which
+  // the language spells floor_divide; never a silent comment here) and word
+  // operators. Any name there is an error anyway, so the hint is certain.
+  void after_operand(const Expr& lhs) {
+    const Token& t = peek();
+    if (t.kind == Tok::Op && t.text == "//") {
+      Span op = next().span;
+      hints::Fill fill;
+      fill.name = "//";
+      hints::add_arg(fill, src_, lhs);
+      if (auto rhs = attempt([&] { return unary(); })) {
+        hints::add_arg(fill, src_, **rhs);
+      } else {
+        fill.args.push_back("b");
+        fill.atoms.push_back("b");
+      }
+      report(op, *hints::lookup(hints::Context::Infix, "//", -1, fill));
+    }
+    if (t.kind == Tok::Ident) {
+      hints::Fill fill;
+      fill.name = t.text;
+      if (auto h = hints::lookup(hints::Context::Infix, t.text, -1, fill)) report(t.span, *h);
+    }
   }
 
   // C reads `a < b < c` as `(a < b) < c`, Python as `a < b and b < c`: neither
@@ -321,16 +393,7 @@ class Parser {
         call->kind = Expr::Call;
         call->name = e->name;
         call->op_span = e->span;
-        if (!at(Tok::RParen)) {
-          while (true) {
-            call->args.push_back(expr());
-            if (at(Tok::Comma)) {
-              ++pos_;
-              continue;
-            }
-            break;
-          }
-        }
+        arguments(call->args, e->name, e->span);
         expect_close(Tok::RParen, ")", open);
         call->span = {e->span.begin, toks_[pos_ - 1].span.end};
         e = sized(std::move(call));
@@ -351,10 +414,79 @@ class Parser {
         expect_close(Tok::RBracket, "]", open);
         idx->span = {idx->args[0]->span.begin, toks_[pos_ - 1].span.end};
         e = sized(std::move(idx));
+      } else if (at_op(".")) {
+        attribute(*e);
       } else {
         return e;
       }
     }
+  }
+
+  // arguments = [arg ("," arg)*]     arg = expr | IDENT "=" expr (an error: keywords)
+  void arguments(std::vector<ExprPtr>& args, std::string_view callee, Span callee_span) {
+    if (at(Tok::RParen)) return;
+    while (true) {
+      if (at(Tok::Ident) && peek(1).kind == Tok::Assign) keyword_argument(args, callee, callee_span);
+      args.push_back(expr());
+      if (!at(Tok::Comma)) return;
+      ++pos_;
+    }
+  }
+
+  // `sum(x, axis=0)`, `sin(x, out=y)`: the function's own hint first (a
+  // reduction is the real problem there), else the keyword's.
+  [[noreturn]] void keyword_argument(const std::vector<ExprPtr>& args, std::string_view callee, Span callee_span) {
+    const Token& kw = peek();
+    hints::Fill fill;
+    fill.callee = callee;
+    fill.target = target_;
+    for (const auto& a : args) hints::add_arg(fill, src_, *a);
+    fill.name = callee;
+    if (auto h = hints::call_hint(callee, -1, fill)) report(callee_span, *h);
+    fill.name = kw.text;
+    // The value as a name, `np.` dropped (`dtype=np.float32`).
+    int v = peek(2).kind == Tok::Ident && hints::is_module(peek(2).text) && peek(3).kind == Tok::Op && peek(3).text == "." &&
+                    peek(4).kind == Tok::Ident
+                ? 4
+                : 2;
+    fill.value = peek(v).kind == Tok::Ident ? peek(v).text : std::string_view("out");
+    // A keyword NumPy has: under `name=`; any other name: under the `=`, which may be a mistyped `==`.
+    Span at = hints::has_row(hints::Context::Keyword, kw.text) ? Span{kw.span.begin, peek(1).span.end} : peek(1).span;
+    report(at, *hints::lookup(hints::Context::Keyword, kw.text, -1, fill));
+  }
+
+  // `np.sin(x)`, `math.pi`, `x.real`, `x.sum()`: the language has neither
+  // modules nor attributes; the hint says what to write instead.
+  [[noreturn]] void attribute(const Expr& obj) {
+    Span dot = next().span;
+    if (!at(Tok::Ident)) program_error(src_, dot, "unexpected '.'");
+    bool module = obj.kind == Expr::Name && !obj.parenthesized && hints::is_module(obj.name);
+    Span attr = next().span;
+    while (module && at_op(".") && peek(1).kind == Tok::Ident) {  // np.linalg.norm
+      ++pos_;
+      attr = next().span;
+    }
+    hints::Fill fill;
+    fill.name = text(attr);
+    // `(x + 1).imag` is imag(x + 1): the hint puts the object in a call's parentheses.
+    fill.obj = obj.parenthesized ? trim(text({obj.span.begin + 1, obj.span.end - 1})) : text(obj.span);
+    fill.target = target_;
+    int nargs = -1;
+    if (at(Tok::LParen)) {
+      fill.called = true;
+      Span open = next().span;
+      std::vector<ExprPtr> args;
+      if (attempt([&] {
+            arguments(args, text(attr), attr);
+            expect_close(Tok::RParen, ")", open);
+            return true;
+          })) {
+        nargs = static_cast<int>(args.size());
+        for (const auto& a : args) hints::add_arg(fill, src_, *a);
+      }
+    }
+    Span span{obj.span.begin, attr.end};
+    report(span, module ? hints::module_hint(obj.name, text(attr), nargs, fill) : hints::attribute_hint(text(attr), nargs, fill));
   }
 
   void expect_close(Tok kind, const char* text, Span open) {
@@ -383,11 +515,20 @@ class Parser {
         ++pos_;
         literal(t, *e);
         return e;
-      case Tok::Ident:
+      case Tok::Ident: {
+        // `not x`, `lambda x: ...`: a word before an operand is an error
+        // anyway (names may still be called `not` or `lambda`).
+        Tok after = peek(1).kind;
+        if (after == Tok::Ident || after == Tok::Int || after == Tok::Float || after == Tok::LParen) {
+          hints::Fill fill;
+          fill.name = t.text;
+          if (auto h = hints::lookup(hints::Context::Prefix, t.text, -1, fill)) report(t.span, *h);
+        }
         ++pos_;
         e->kind = Expr::Name;
         e->name = std::string(t.text);
         return e;
+      }
       case Tok::LParen: {
         Span open = next().span;
         if (at(Tok::RParen)) program_error(src_, {open.begin, peek().span.end}, "empty parentheses");
@@ -404,6 +545,9 @@ class Parser {
     }
     if (t.kind == Tok::Op && (t.text == "**" || t.text == "*" || t.text == "/" || t.text == "%"))
       program_error(src_, t.span, "expected an expression before '" + std::string(t.text) + "'");
+    if (t.kind == Tok::Op && t.text == "//")
+      program_error(src_, t.span, "expected an expression, found '//'",
+                    "a '//' comment starts a line or follows ';'");
     program_error(src_, t.span, "expected an expression, found " + describe(t));
   }
 
@@ -457,6 +601,7 @@ class Parser {
   std::vector<Token> toks_;
   std::size_t pos_ = 0;
   int nesting_ = 0;
+  std::string_view target_;  // the statement being parsed (for hints)
 };
 
 }  // namespace

@@ -44,6 +44,10 @@ expect 0 "out = [ 0.  5. 10. 15.]" -- --device cpu --print -i 'x=arange(4)' 'out
 expect 2 "hint: did you mean 'sin'?" -- -i 'x=rand(3)' 'out = sinn(x)*5'
 expect 2 "error: chained comparison" -- -i 'x=rand(3)' 'out = 0 < x < 1'
 expect 2 "error: integer 300 does not fit in int8" -- -i 'k=arange(3):int8' 'out = k + 300'
+# `//` after an operand is never a silent comment (it would compute `out = x`); after ';' it is one
+expect 2 "hint: floor division is floor_divide(x, 2); to comment, end the statement with ';' first" -- -i 'x=arange(4)' 'out = x // 2'
+expect 0 "out = [0. 0. 1. 1.]" -- --print -i 'x=arange(4)' 'out = floor_divide(x, 2); // halves'
+expect 2 "hint: NumPy's elementwise minimum is minimum(x, 2) (NaN propagates) or fmin(x, 2) (NaN is ignored)" -- -i 'x=arange(4)' 'out = min(x, 2)'
 expect 3 "cannot open" -- -i x="$TMP/missing.npy" 'out = x'
 printf 'not numpy' > "$TMP/bad.npy"
 expect 3 "bad.npy" -- -i x="$TMP/bad.npy" 'out = x'

@@ -1376,7 +1376,7 @@ def gen_programs():
     add(Case("prog.local.float32", "t = x*x; out = t + 1").inp("x", f32).out("out", f32 * f32 + np.float32(1), 0), P)
     add(Case("prog.newlines.float32", "t = x*y\nu = t - x\nout = u * 0.5").inp("x", f32).inp("y", g32)
         .out("out", (f32 * g32 - f32) * 0.5, 0), P)
-    add(Case("prog.comments.float32", "out = x + y // sum\n/* block\ncomment */ out2 = x - y").inp("x", f32).inp("y", g32)
+    add(Case("prog.comments.float32", "out = x + y; // sum\n  // a whole line\n/* block\ncomment */ out2 = x - y").inp("x", f32).inp("y", g32)
         .out("out", f32 + g32, 0).out("out2", f32 - g32, 0), P)
     f64 = mk("float64", rand_float("float64", 8, -10, 10))
     g64 = mk("float64", rand_float("float64", 8, -10, 10))
