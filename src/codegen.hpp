@@ -160,8 +160,11 @@ Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& na
 // ---- source ----
 
 
-// The kernel source. `kernel_name` must be a C identifier not starting with "cj_".
+// The kernel source. `kernel_name` and every name of the program must follow
+// the name rule (names.hpp): fail(Usage) otherwise, before any text is pasted.
 std::string generate_source(const Program& p, const KernelLayout& layout, const std::string& kernel_name);
+// That check alone (render_raw_cuda runs it too).
+void check_source_names(const Program& p, const std::string& kernel_name);
 
 // Template text by file name ("prelude.cuh"): the copy embedded at build time
 // (cmake/embed.cmake), or, when the environment variable CUJIT_TEMPLATE_DIR names a

@@ -1,5 +1,7 @@
 #include "lex.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -8,6 +10,10 @@
 
 #include "hints.hpp"
 #include "number.hpp"
+
+#include "fail.hpp"
+#include "limits.hpp"
+#include "names.hpp"
 
 namespace cujit {
 
@@ -55,6 +61,10 @@ class Lexer {
       if (ident_start(c)) {
         std::size_t b = pos_;
         while (pos_ < src_.size() && ident_char(src_[pos_])) ++pos_;
+        if (pos_ - b > kMaxNameLength)
+          program_error(src_, {static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(pos_)},
+                        fmt::format("name of {} characters; the limit is {}", pos_ - b, kMaxNameLength),
+                        "use a shorter name");
         out.push_back(make(Tok::Ident, b, pos_));
         continue;
       }
@@ -251,6 +261,13 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> tokenize(std::string_view source) { return Lexer(source).run(); }
+std::vector<Token> tokenize(std::string_view source) {
+  // Every way in tokenizes first; spans are 32-bit offsets.
+  if (source.size() > kMaxProgramBytes)
+    fail(ErrorCode::Program,
+         "error: the program is {} bytes long; the limit is {} bytes (1 MiB)\nhint: split it into several programs",
+         source.size(), kMaxProgramBytes);
+  return Lexer(source).run();
+}
 
 }  // namespace cujit
