@@ -18,6 +18,7 @@ import argparse
 import datetime
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -82,12 +83,20 @@ class Cujit:
         self.p.wait()
 
 
+def cpu_ms():
+    u = resource.getrusage(resource.RUSAGE_SELF)  # every thread of this process (numexpr's too)
+    return (u.ru_utime + u.ru_stime) * 1e3
+
+
 def timed(f):
+    """Wall and CPU milliseconds of one call (freeing its result comes after)."""
+    c0 = cpu_ms()
     t0 = time.perf_counter()
     r = f()
     dt = (time.perf_counter() - t0) * 1e3
+    dc = cpu_ms() - c0
     del r
-    return dt
+    return dt, dc
 
 
 def md(text):
@@ -142,16 +151,24 @@ def main():
                     raise RuntimeError(f"{pname} at n={n}: cujit's {got.dtype} output differs from NumPy's {want.dtype}")
                 ne.evaluate(nexpr, local_dict=local)  # numexpr compiles its expression on first use
                 reps = args.reps if n < 10**8 else max(3, args.reps // 2)
-                r = results.setdefault((pname, n), {"cujit": [], "numexpr": [], "numpy": [], "before": []})
+                r = results.setdefault((pname, n), {k: [] for k in ("cujit", "numexpr", "numpy", "before", "cujit cpu",
+                                                                      "numexpr cpu", "numpy cpu")})
                 for _ in range(reps):
-                    r["cujit"].append(float(cj.cmd(f"run {names} {prog}")))
-                    r["numexpr"].append(timed(lambda: ne.evaluate(nexpr, local_dict=local)))
-                    r["numpy"].append(timed(lambda: npf(data)))
+                    wall, cpu = map(float, cj.cmd(f"run {names} {prog}").split())
+                    r["cujit"].append(wall)
+                    r["cujit cpu"].append(cpu)
+                    wall, cpu = timed(lambda: ne.evaluate(nexpr, local_dict=local))
+                    r["numexpr"].append(wall)
+                    r["numexpr cpu"].append(cpu)
+                    wall, cpu = timed(lambda: npf(data))
+                    r["numpy"].append(wall)
+                    r["numpy cpu"].append(cpu)
                     if before and n == 10**7 and pname in ISSUE_PROGRAMS:
-                        r["before"].append(float(before.cmd(f"run {names} {prog}")))
+                        r["before"].append(float(before.cmd(f"run {names} {prog}").split()[0]))
                 med = {k: statistics.median(v) for k, v in r.items() if v}
                 print(f"{pname:>10} n={n:>9}: cujit {med['cujit']:9.3f} ms  numexpr {med['numexpr']:9.3f} ms  "
-                      f"numpy {med['numpy']:9.3f} ms  numexpr/cujit {med['numexpr'] / med['cujit']:5.2f}"
+                      f"numpy {med['numpy']:9.3f} ms  numexpr/cujit {med['numexpr'] / med['cujit']:5.2f}  "
+                      f"CPU ms cujit {med['cujit cpu']:8.2f} numexpr {med['numexpr cpu']:8.2f}"
                       + (f"  before {med['before']:9.3f} ms" if "before" in med else ""), flush=True)
             cj.cmd("clear")
             if before:
@@ -179,12 +196,15 @@ def main():
         f"The machine was shared and loaded (load average {load_before[0]:.1f} at the start, "
         f"{load_after[0]:.1f} at the end): the three systems ran interleaved, back to back for each "
         f"repetition ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8), so load affects all alike. "
-        "Times are medians in milliseconds of one call (cujit: cujit::evaluate, including check, planning "
+        "Times are medians in milliseconds of one call, wall clock, and CPU time (user + system of "
+        "every thread of the process during the call: what it cost the machine, less inflated by other "
+        "processes' load than the wall time) (cujit: cujit::evaluate, including check, planning "
         "and output allocation; numexpr: numexpr.evaluate); ratios above 1 mean cujit is faster.",
         f"Command: `python3 bench/cpu_peers.py {' '.join(sys.argv[1:])}`",
         "",
-        "| program | dtype | n | cujit ms | numexpr ms | NumPy ms | numexpr / cujit | NumPy / cujit |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| program | dtype | n | cujit ms | numexpr ms | NumPy ms | numexpr / cujit | NumPy / cujit | "
+        "cujit CPU ms | numexpr CPU ms | CPU numexpr / cujit |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     dtypes = {"x": "float32", "a": "int32", "u": "float64", "m": "float32 (2-D x row)"}
     for pname, prog, names, _, _ in programs:
@@ -192,9 +212,10 @@ def main():
             r = results.get((pname, n))
             if not r:
                 continue
-            c, e, p = (statistics.median(r[k]) for k in ("cujit", "numexpr", "numpy"))
+            c, e, p, cc, ec = (statistics.median(r[k]) for k in ("cujit", "numexpr", "numpy", "cujit cpu", "numexpr cpu"))
             lines.append(f"| `{md(prog)}` | {dtypes[names.split(',')[0]]} | {n:.0e} | {fmt_ms(c)} | {fmt_ms(e)} | "
-                         f"{fmt_ms(p)} | {e / c:.2f} | {p / c:.2f} |")
+                         f"{fmt_ms(p)} | {e / c:.2f} | {p / c:.2f} | {fmt_ms(cc)} | {fmt_ms(ec)} | "
+                         f"{ec / cc if cc > 0 else float('nan'):.2f} |")
     if before:
         lines += ["", "Before / after (the per-element evaluator this replaced, same run, float32, n = 1e7):", "",
                   "| program | before ms | after ms | speed-up | numexpr ms |", "|---|---:|---:|---:|---:|"]

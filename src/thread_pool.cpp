@@ -52,13 +52,17 @@ class Pool {
       tasks_ = tasks;
       next_.store(0);
       helpers_ = helpers;
-      running_ = helpers;
+      open_ = true;
       ++generation_;
     }
     wake_.notify_all();
     claim(0);
+    // Every task is claimed: close the job, so that a helper the scheduler has
+    // not run yet (a loaded machine) skips it instead of being waited for, and
+    // wait only for the helpers still inside a task.
     std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, [this] { return running_ == 0; });
+    open_ = false;
+    done_.wait(lock, [this] { return inside_ == 0; });
     body_ = nullptr;
   }
 
@@ -74,11 +78,12 @@ class Pool {
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
-      if (id > helpers_) continue;  // this job needs fewer threads
+      if (!open_ || id > helpers_) continue;  // over already, or needs fewer threads
+      ++inside_;
       lock.unlock();
       claim(id);
       lock.lock();
-      if (--running_ == 0) done_.notify_one();
+      if (--inside_ == 0) done_.notify_one();
     }
   }
 
@@ -89,7 +94,8 @@ class Pool {
   const std::function<void(int, std::int64_t)>* body_ = nullptr;
   std::int64_t tasks_ = 0;
   std::atomic<std::int64_t> next_{0};
-  int helpers_ = 0, running_ = 0;
+  int helpers_ = 0, inside_ = 0;  // inside_: helpers working on the open job
+  bool open_ = false;
   std::uint64_t generation_ = 0;
   bool stop_ = false;
 };
