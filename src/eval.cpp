@@ -6,6 +6,7 @@
 #include "check.hpp"
 #include "codegen.hpp"
 #include "fail.hpp"
+#include "ops_host.hpp"
 #include "scalar.hpp"
 
 namespace cujit {
@@ -50,195 +51,118 @@ DType compute_type(DType t) { return is_half(t) ? DType::Float32 : t; }
   fail(ErrorCode::Internal, "CPU evaluator has no {} loop for {} (a checked program should not get here)", what, dtype_name(t));
 }
 
-template <class T, class R, class F> void map1(const Col& a, Col& r, F f) {
-  const T* x = a.as<T>();
-  R* y = r.as<R>();
-  for (std::size_t k = 0; k < a.n; ++k) y[k] = f(x[k]);
-}
-template <class T, class R, class F> void map2(const Col& a, const Col& b, Col& r, F f) {
-  const T* x = a.as<T>();
-  const T* z = b.as<T>();
-  R* y = r.as<R>();
-  for (std::size_t k = 0; k < a.n; ++k) y[k] = f(x[k], z[k]);
-}
-
-template <class T> struct RealOf { using type = T; };
-template <class T> struct RealOf<std::complex<T>> { using type = T; };
-template <class T> using Real = typename RealOf<T>::type;
-
-template <class T> T float_fn(std::string_view f, T x) {
-  using std::sin, std::cos, std::tan, std::asin, std::acos, std::atan, std::sinh, std::cosh, std::tanh,
-      std::asinh, std::acosh, std::atanh, std::exp, std::log, std::log10, std::sqrt;
-  using P = Real<T>;
-  const P ln2 = P(0.693147180559945309417232121458176568);
-  if (f == "sin") return sin(x);
-  if (f == "cos") return cos(x);
-  if (f == "tan") return tan(x);
-  if (f == "arcsin") return asin(x);
-  if (f == "arccos") return acos(x);
-  if (f == "arctan") return atan(x);
-  if (f == "sinh") return sinh(x);
-  if (f == "cosh") return cosh(x);
-  if (f == "tanh") return tanh(x);
-  if (f == "arcsinh") return asinh(x);
-  if (f == "arccosh") return acosh(x);
-  if (f == "arctanh") return atanh(x);
-  if (f == "exp") return exp(x);
-  if (f == "log") return log(x);
-  if (f == "log10") return log10(x);
-  if (f == "sqrt") return sqrt(x);
-  if constexpr (is_cplx_v<T>) {
-    if (f == "exp2") return exp(x * ln2);
-    if (f == "expm1") return cexpm1(x);
-    if (f == "log2") return log(x) / ln2;
-    if (f == "log1p") return clog1p(x);
-    if (f == "rint") return T(std::nearbyint(x.real()), std::nearbyint(x.imag()));
-  } else {
-    if (f == "exp2") return std::exp2(x);
-    if (f == "expm1") return std::expm1(x);
-    if (f == "log2") return std::log2(x);
-    if (f == "log1p") return std::log1p(x);
-    if (f == "rint" || f == "round") return std::nearbyint(x);
-    if (f == "cbrt") return std::cbrt(x);
-    if (f == "deg2rad") return x * static_cast<T>(3.141592653589793238462643383279502884 / 180.0);
-    if (f == "rad2deg") return x * static_cast<T>(180.0 / 3.141592653589793238462643383279502884);
-    if (f == "erf") return std::erf(x);
-    if (f == "erfc") return std::erfc(x);
-    if (f == "lgamma") return std::lgamma(x);
-    if (f == "tgamma") return std::tgamma(x);
-    if (f == "floor") return std::floor(x);
-    if (f == "ceil") return std::ceil(x);
-    if (f == "trunc") return std::trunc(x);
+// The templates' compute types: cj_i64 is long long where std::int64_t is
+// long, and complex values are cj::c64/c128 (std::complex's layout).
+template <class F> decltype(auto) visit_compute(DType t, F&& f) {
+  switch (t) {
+    case DType::Bool: return f(bool{});
+    case DType::Int8: return f(cj_i8{});
+    case DType::Int16: return f(cj_i16{});
+    case DType::Int32: return f(cj_i32{});
+    case DType::Int64: return f(cj_i64{});
+    case DType::UInt8: return f(cj_u8{});
+    case DType::UInt16: return f(cj_u16{});
+    case DType::UInt32: return f(cj_u32{});
+    case DType::UInt64: return f(cj_u64{});
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    case DType::Complex64: return f(cj::c64{});
+    case DType::Complex128: return f(cj::c128{});
+    default: fail(ErrorCode::Internal, "CPU evaluator: {} is not a compute type", dtype_name(t));
   }
-  fail(ErrorCode::Internal, "CPU evaluator: no float function '{}'", f);
 }
 
-// Unary operators and one-argument functions, computed in T.
-template <class T> void unary(std::string_view f, const Col& a, Col& r) {
-  if (f == "isnan" || f == "isinf" || f == "isfinite" || f == "signbit" || f == "!" || f == "logical_not") {
-    return map1<T, bool>(a, r, [f](T x) -> bool {
-      if (f == "!" || f == "logical_not") return !truth(x);
-      if constexpr (is_cplx_v<T>) {
-        bool inf = std::isinf(x.real()) || std::isinf(x.imag());
-        if (f == "isnan") return is_nan(x);
-        if (f == "isinf") return inf;
-        return !inf && !is_nan(x);
-      } else if constexpr (std::is_floating_point_v<T>) {
-        if (f == "isnan") return x != x;
-        if (f == "isinf") return std::isinf(x);
-        if (f == "isfinite") return std::isfinite(x);
-        return std::signbit(x);
-      } else {
-        return f == "isfinite";
-      }
-    });
-  }
-  if constexpr (is_cplx_v<T>) {
-    using P = typename T::value_type;
-    if (f == "absolute") return map1<T, P>(a, r, [](T x) { return std::abs(x); });
-    if (f == "real") return map1<T, P>(a, r, [](T x) { return x.real(); });
-    if (f == "imag") return map1<T, P>(a, r, [](T x) { return x.imag(); });
-  }
-  if (f == "imag") return map1<T, T>(a, r, [](T) { return T(0); });
-  map1<T, T>(a, r, [f](T x) -> T {
-    if (f == "real" || f == "+" || (f == "floor" && !std::is_floating_point_v<T> && !is_cplx_v<T>)) return x;
-    if constexpr (std::is_same_v<T, bool>) {
-      if (f == "~") return !x;
-      if (f == "absolute" || f == "ceil" || f == "trunc") return x;
-    } else if constexpr (is_int_v<T>) {
-      if (f == "-") return wrap_neg(x);
-      if (f == "~") return static_cast<T>(~x);
-      if (f == "square") return wrap_mul(x, x);
-      if (f == "reciprocal") return int_reciprocal(x);
-      if (f == "absolute") { if constexpr (std::is_signed_v<T>) return x < 0 ? wrap_neg(x) : x; else return x; }
-      if (f == "sign") return sign(x);
-      if (f == "ceil" || f == "trunc" || f == "round" || f == "conj") return x;
-    } else {
-      if (f == "-") return -x;
-      if constexpr (is_cplx_v<T>) {
-        if (f == "square") return cmul(x, x);
-        if (f == "reciprocal") return creciprocal(x);
-      }
-      if (f == "square") return x * x;
-      if (f == "reciprocal") return T(1) / x;
-      if (f == "sign") return sign(x);
-      if (f == "conj") { if constexpr (is_cplx_v<T>) return std::conj(x); else return x; }
-      if constexpr (!is_cplx_v<T>) {
-        if (f == "absolute") return std::fabs(x);
-      } else {
-        if (f == "round") return T(std::nearbyint(x.real()), std::nearbyint(x.imag()));
-      }
-      return float_fn(f, x);
+template <class R> constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<R, bool>) return DType::Bool;
+  else if constexpr (std::is_same_v<R, cj_i8>) return DType::Int8;
+  else if constexpr (std::is_same_v<R, cj_i16>) return DType::Int16;
+  else if constexpr (std::is_same_v<R, cj_i32>) return DType::Int32;
+  else if constexpr (std::is_same_v<R, cj_i64>) return DType::Int64;
+  else if constexpr (std::is_same_v<R, cj_u8>) return DType::UInt8;
+  else if constexpr (std::is_same_v<R, cj_u16>) return DType::UInt16;
+  else if constexpr (std::is_same_v<R, cj_u32>) return DType::UInt32;
+  else if constexpr (std::is_same_v<R, cj_u64>) return DType::UInt64;
+  else if constexpr (std::is_same_v<R, float>) return DType::Float32;
+  else if constexpr (std::is_same_v<R, double>) return DType::Float64;
+  else if constexpr (std::is_same_v<R, cj::c64>) return DType::Complex64;
+  else return DType::Complex128;
+}
+
+// One operation over a chunk: f (an ops.def impl) applied to operands of
+// compute type T, element by element, into r. The operation is chosen once
+// per node (apply_op's switch); this loop is what runs per element.
+template <class T, class F, class... Tag> void run_loop(const Builtin& b, const F& f, const std::vector<Col>& a, Col& r,
+                                                       Tag... tag) {
+  auto result = [&](auto rtag) {
+    using R = decltype(rtag);
+    if (dtype_of<R>() != r.t)
+      fail(ErrorCode::Internal, "CPU evaluator: '{}' returns {}, the loop {}", b.name, dtype_name(dtype_of<R>()), dtype_name(r.t));
+    return r.as<R>();
+  };
+  const std::size_t n = r.n;
+  if (a.size() == 1) {
+    if constexpr (std::is_invocable_v<F, T, Tag...>) {
+      auto* y = result(std::invoke_result_t<F, T, Tag...>{});
+      const T* x = a[0].as<T>();
+      for (std::size_t k = 0; k < n; ++k) y[k] = f(x[k], tag...);
+      return;
     }
-    fail(ErrorCode::Internal, "CPU evaluator: no unary '{}'", f);
+  } else if (a.size() == 2) {
+    if constexpr (std::is_invocable_v<F, T, T, Tag...>) {
+      auto* y = result(std::invoke_result_t<F, T, T, Tag...>{});
+      const T* x = a[0].as<T>();
+      const T* z = a[1].as<T>();
+      for (std::size_t k = 0; k < n; ++k) y[k] = f(x[k], z[k], tag...);
+      return;
+    }
+  } else if (a.size() == 3) {
+    if constexpr (std::is_invocable_v<F, T, T, T, Tag...>) {
+      auto* y = result(std::invoke_result_t<F, T, T, T, Tag...>{});
+      const T* x = a[0].as<T>();
+      const T* z = a[1].as<T>();
+      const T* w = a[2].as<T>();
+      for (std::size_t k = 0; k < n; ++k) y[k] = f(x[k], z[k], w[k], tag...);
+      return;
+    }
+  }
+  no_loop(std::string(b.name), dtype_of<T>());
+}
+
+// Operations with loops of their own for 16-bit floats (flag h) get the tag.
+template <class T, bool kTagged, class F>
+void run_op(const Builtin& b, DType op_type, const F& f, const std::vector<Col>& a, Col& r) {
+  if constexpr (kTagged) {
+    if (op_type == DType::Float16) return run_loop<T>(b, f, a, r, cj::f16_tag{});
+    if (op_type == DType::BFloat16) return run_loop<T>(b, f, a, r, cj::bf16_tag{});
+  }
+  run_loop<T>(b, f, a, r);
+}
+
+// Applies ops.def's operation `b` to operands already in the compute type of `op_type`.
+void apply_op(const Builtin& b, DType op_type, const std::vector<Col>& a, Col& r) {
+  visit_compute(compute_type(op_type), [&](auto tag) {
+    using T = decltype(tag);
+    switch (b.id) {
+#define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl) \
+  case Op::Id:                                                                           \
+    return run_op<T, std::string_view(flags).find('h') != std::string_view::npos>(                      \
+        b, op_type, [](auto... v) -> decltype(cj::impl(v...)) { return cj::impl(v...); }, a, r);
+#include "ops.def"
+      default: no_loop(std::string(b.name), op_type);
+    }
   });
 }
 
-bool is_cmp(std::string_view f) {
-  return f == "<" || f == "<=" || f == ">" || f == ">=" || f == "==" || f == "!=";
-}
-
-template <class T> bool compare(std::string_view f, T x, T y) {
-  if (f == "==") return x == y;
-  if (f == "!=") return x != y;
-  if constexpr (is_cplx_v<T>) {
-    if (is_nan(x) || is_nan(y)) return false;
+// int64 against uint64: NumPy compares the values exactly, with no common dtype.
+template <class A, class B> bool mixed_compare(Op op, A a, B b) {
+  switch (op) {
+    case Op::Lt: return cj::cmp_lt(a, b);
+    case Op::Le: return cj::cmp_le(a, b);
+    case Op::Gt: return cj::cmp_gt(a, b);
+    case Op::Ge: return cj::cmp_ge(a, b);
+    case Op::Eq: return cj::cmp_eq(a, b);
+    default: return cj::cmp_ne(a, b);
   }
-  if (f == "<") return lt(x, y);
-  if (f == ">") return lt(y, x);
-  if (f == "<=") return lt(x, y) || x == y;
-  return lt(y, x) || x == y;
-}
-
-template <class T> void binary(std::string_view f, const Col& a, const Col& b, Col& r) {
-  if (is_cmp(f)) return map2<T, bool>(a, b, r, [f](T x, T y) { return compare(f, x, y); });
-  if (f == "&&" || f == "logical_and") return map2<T, bool>(a, b, r, [](T x, T y) { return truth(x) && truth(y); });
-  if (f == "||" || f == "logical_or") return map2<T, bool>(a, b, r, [](T x, T y) { return truth(x) || truth(y); });
-  if (f == "logical_xor") return map2<T, bool>(a, b, r, [](T x, T y) { return truth(x) != truth(y); });
-  map2<T, T>(a, b, r, [f](T x, T y) -> T {
-    if (f == "maximum") return maximum(x, y);
-    if (f == "minimum") return minimum(x, y);
-    if (f == "fmax") return scalar::fmax(x, y);
-    if (f == "fmin") return scalar::fmin(x, y);
-    if constexpr (std::is_same_v<T, bool>) {
-      if (f == "+" || f == "|") return x || y;
-      if (f == "*" || f == "&") return x && y;
-      if (f == "^") return x != y;
-    } else if constexpr (is_int_v<T>) {
-      if (f == "+") return wrap_add(x, y);
-      if (f == "-") return wrap_sub(x, y);
-      if (f == "*") return wrap_mul(x, y);
-      if (f == "%" || f == "remainder") return int_remainder(x, y);
-      if (f == "floor_divide") return int_floordiv(x, y);
-      if (f == "fmod") return int_fmod(x, y);
-      if (f == "**" || f == "power") return int_power(x, y);
-      if (f == "<<") return int_shl(x, y);
-      if (f == ">>") return int_shr(x, y);
-      if (f == "&") return static_cast<T>(x & y);
-      if (f == "|") return static_cast<T>(x | y);
-      if (f == "^") return static_cast<T>(x ^ y);
-    } else {
-      if constexpr (is_cplx_v<T>) {
-        if (f == "*") return cmul(x, y);
-        if (f == "/") return cdiv(x, y);
-        if (f == "**" || f == "power") return cpow(x, y);
-      }
-      if (f == "+") return x + y;
-      if (f == "-") return x - y;
-      if (f == "*") return x * y;
-      if (f == "/") return x / y;
-      if constexpr (!is_cplx_v<T>) {
-        if (f == "**" || f == "power") return fpow(x, y);
-        if (f == "%" || f == "remainder") return float_remainder(x, y);
-        if (f == "floor_divide") return float_floordiv(x, y);
-        if (f == "fmod") return std::fmod(x, y);
-        if (f == "arctan2") return std::atan2(x, y);
-        if (f == "hypot") return std::hypot(x, y);
-        if (f == "copysign") return std::copysign(x, y);
-      }
-    }
-    fail(ErrorCode::Internal, "CPU evaluator: no binary '{}'", f);
-  });
 }
 
 class Evaluator {
@@ -371,8 +295,8 @@ class Evaluator {
     switch (e.kind) {
       case Expr::Literal: return literal(e);
       case Expr::Name: return name(e);
-      case Expr::Unary: return apply(e, op_text(e.op));
-      case Expr::Binary: return e.builtin ? apply(e, e.builtin->name) : binary_op(e);
+      case Expr::Unary: return apply(e);
+      case Expr::Binary: return binary_op(e);
       case Expr::Ternary: return select(e, *e.args[0], *e.args[1], *e.args[2]);
       case Expr::Call: return call(e);
       case Expr::Index: return index(e);
@@ -399,54 +323,41 @@ class Evaluator {
     }
   }
 
+  static bool is_cmp(Op op) { return op >= Op::Lt && op <= Op::Ne; }
+
   Col binary_op(const Expr& e) {
-    std::string_view f = op_text(e.op);
     // A literal above INT64_MAX is held as uint64 (see literal()).
     auto held = [](const Expr& a) { return a.folded && a.value.big ? DType::UInt64 : a.type; };
     DType ta = held(*e.args[0]), tb = held(*e.args[1]);
     // int64 against uint64: NumPy compares exactly, with no common dtype.
-    if (is_cmp(f) && is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
+    if (is_cmp(e.op) && is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
         (ta == DType::UInt64 || tb == DType::UInt64)) {
       Col a = convert(eval(*e.args[0]), is_signed_int(ta) ? DType::Int64 : DType::UInt64);
       Col b = convert(eval(*e.args[1]), is_signed_int(tb) ? DType::Int64 : DType::UInt64);
       Col r(DType::Bool, len_);
-      for (std::size_t j = 0; j < len_; ++j) {
-        // Order as a sign flag then magnitude: a negative signed value is below every unsigned one.
-        auto key = [&](const Col& c, std::size_t k, bool sgn) -> std::pair<int, std::uint64_t> {
-          if (sgn) { std::int64_t v = c.as<std::int64_t>()[k]; return {v < 0 ? 0 : 1, static_cast<std::uint64_t>(v)}; }
-          return {1, c.as<std::uint64_t>()[k]};
-        };
-        auto x = key(a, j, is_signed_int(ta)), y = key(b, j, is_signed_int(tb));
-        bool res = f == "<" ? x < y : f == "<=" ? x <= y : f == ">" ? x > y : f == ">=" ? x >= y : f == "==" ? x == y : x != y;
-        r.as<bool>()[j] = res;
+      bool* y = r.as<bool>();
+      if (is_signed_int(ta)) {
+        const cj_i64* x = a.as<cj_i64>();
+        const cj_u64* z = b.as<cj_u64>();
+        for (std::size_t j = 0; j < len_; ++j) y[j] = mixed_compare(e.op, x[j], z[j]);
+      } else {
+        const cj_u64* x = a.as<cj_u64>();
+        const cj_i64* z = b.as<cj_i64>();
+        for (std::size_t j = 0; j < len_; ++j) y[j] = mixed_compare(e.op, x[j], z[j]);
       }
       return r;
     }
-    return apply(e, f);
+    return apply(e);
   }
 
-  Col apply(const Expr& e, std::string_view f) {
-    DType ct = compute_type(e.op_type);
+  // An operation of ops.def: operands converted to its loop's type, the
+  // template function applied, the result converted to the expression's dtype.
+  Col apply(const Expr& e) {
+    const Builtin& b = *e.builtin;
     std::vector<Col> args;
     for (auto& a : e.args) args.push_back(operand(*a, e.op_type));
-    DType rt = compute_type(e.type);
-    if (f == "/" && !is_complex(ct)) rt = ct;
-    Col r(rt, len_);
-    if (args.size() == 1) {
-      visit(ct, [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BF16>) no_loop(std::string(f), e.op_type);
-        else unary<T>(f, args[0], r);
-      });
-    } else if (args.size() == 2) {
-      visit(ct, [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BF16>) no_loop(std::string(f), e.op_type);
-        else binary<T>(f, args[0], args[1], r);
-      });
-    } else {
-      no_loop(std::string(f), e.op_type);
-    }
+    Col r(compute_type(b.loop_result(e.op_type)), len_);
+    apply_op(b, e.op_type, args, r);
     return convert(r, e.type);
   }
 
@@ -471,22 +382,7 @@ class Evaluator {
         return c;
       }
       case Special::Where: return select(e, *e.args[0], *e.args[1], *e.args[2]);
-      case Special::Clip: {
-        DType ct = compute_type(e.op_type);
-        Col x = operand(*e.args[0], e.op_type), lo = operand(*e.args[1], e.op_type), hi = operand(*e.args[2], e.op_type);
-        Col t(ct, len_), r(ct, len_);
-        visit(ct, [&](auto tag) {
-          using T = decltype(tag);
-          if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BF16>) {
-            no_loop("clip", ct);
-          } else {
-            binary<T>("maximum", x, lo, t);
-            binary<T>("minimum", t, hi, r);
-          }
-        });
-        return convert(r, e.type);
-      }
-      default: return apply(e, b.name);
+      default: return apply(e);
     }
   }
 
