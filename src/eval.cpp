@@ -87,28 +87,35 @@ void index_loop(const Instr& in, const Chunk& c) {
   for (std::size_t k = 0; k < c.n; ++k) y[k] = c.start + static_cast<std::int64_t>(k);
 }
 
-template <std::size_t S> void select_loop(const Instr& in, const Chunk& c) {
-  const bool* cond = static_cast<const bool*>(c.reg[in.arg[0]]);
-  const auto* x = static_cast<const Bytes<S>*>(c.reg[in.arg[1]]);
-  const auto* z = static_cast<const Bytes<S>*>(c.reg[in.arg[2]]);
-  auto* y = static_cast<Bytes<S>*>(c.reg[in.out]);
-  for (std::size_t k = 0; k < c.n; ++k) y[k] = cond[k] ? x[k] : z[k];
+// where(c, x, y): a mask blend on integers of the element's width, branch-free
+// (random conditions would mispredict a branch) so the loop vectorizes.
+template <class U> void select_loop(const Instr& in, const Chunk& c) {
+  const bool* __restrict cond = static_cast<const bool*>(c.reg[in.arg[0]]);
+  const U* __restrict x = static_cast<const U*>(c.reg[in.arg[1]]);
+  const U* __restrict z = static_cast<const U*>(c.reg[in.arg[2]]);
+  U* __restrict y = static_cast<U*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) {
+    U mask = static_cast<U>(U(0) - static_cast<U>(cond[k]));
+    y[k] = static_cast<U>(z[k] ^ ((x[k] ^ z[k]) & mask));
+  }
 }
-template <> void select_loop<4>(const Instr& in, const Chunk& c) {
-  // Branch-free on the common float32/int32 case so the loop vectorizes.
+struct U128 {
+  std::uint64_t lo, hi;
+};
+template <> void select_loop<U128>(const Instr& in, const Chunk& c) {
   const bool* cond = static_cast<const bool*>(c.reg[in.arg[0]]);
-  const auto* x = static_cast<const std::uint32_t*>(c.reg[in.arg[1]]);
-  const auto* z = static_cast<const std::uint32_t*>(c.reg[in.arg[2]]);
-  auto* y = static_cast<std::uint32_t*>(c.reg[in.out]);
+  const auto* x = static_cast<const U128*>(c.reg[in.arg[1]]);
+  const auto* z = static_cast<const U128*>(c.reg[in.arg[2]]);
+  auto* y = static_cast<U128*>(c.reg[in.out]);
   for (std::size_t k = 0; k < c.n; ++k) y[k] = cond[k] ? x[k] : z[k];
 }
 Loop select_for(std::size_t item) {
   switch (item) {
-    case 1: return select_loop<1>;
-    case 2: return select_loop<2>;
-    case 4: return select_loop<4>;
-    case 8: return select_loop<8>;
-    default: return select_loop<16>;
+    case 1: return select_loop<std::uint8_t>;
+    case 2: return select_loop<std::uint16_t>;
+    case 4: return select_loop<std::uint32_t>;
+    case 8: return select_loop<std::uint64_t>;
+    default: return select_loop<U128>;
   }
 }
 
@@ -240,6 +247,7 @@ struct Reg {
   enum Kind { Scratch, Const, In, Out } kind = Scratch;
   DType t = DType::Bool;
   unsigned char* base = nullptr;  // In, Out: the array; a chunk starts at base + start * itemsize
+  std::int64_t item = 0;
   int buf = -1;                   // Scratch, Const: the per-thread buffer
 };
 
@@ -302,6 +310,7 @@ class Planner {
     Reg r;
     r.kind = kind;
     r.t = t;
+    r.item = static_cast<std::int64_t>(dtype_size(t));
     plan_.regs.push_back(r);
     return static_cast<int>(plan_.regs.size() - 1);
   }
@@ -598,7 +607,7 @@ struct Frame {
   void run(const Plan& plan, std::int64_t start, std::size_t n) {
     for (std::size_t r = 0; r < plan.regs.size(); ++r) {
       const Reg& g = plan.regs[r];
-      if (g.kind == Reg::In || g.kind == Reg::Out) reg[r] = g.base + start * static_cast<std::int64_t>(dtype_size(g.t));
+      if (g.kind == Reg::In || g.kind == Reg::Out) reg[r] = g.base + start * g.item;
     }
     Chunk c{reg.data(), n, start};
     for (const Instr& in : plan.body) in.loop(in, c);
