@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "driver.hpp"
@@ -16,9 +18,59 @@
 namespace cujit {
 namespace {
 
+std::string parent_dir(const std::string& path) {
+  auto k = path.find_last_of('/');
+  if (k == std::string::npos) return ".";
+  return k == 0 ? "/" : path.substr(0, k);
+}
+
+// The folder the loaded libnvrtc came from ("" when unknown).
+std::string nvrtc_lib_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname &&
+      info.dli_fname[0] == '/')
+    return parent_dir(info.dli_fname);
+  return {};
+}
+
+std::string builtins_soname() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "libnvrtc-builtins.so";
+  return fmt::format("libnvrtc-builtins.so.{}.{}", major, minor);
+}
+
+// NVRTC dlopens its builtins library by soname on the first compile. That
+// search ignores the RUNPATH that found libnvrtc itself, so a toolkit installed
+// from NVIDIA's runfile (no ldconfig entry) fails there. The dynamic loader
+// matches an already loaded object by soname, so loading the builtins once by
+// absolute path, from the folder libnvrtc came from, makes NVRTC's own dlopen
+// succeed without the user setting LD_LIBRARY_PATH. The handle is kept for the
+// life of the process, as NVRTC's own would be.
+void preload_nvrtc_builtins() {
+  static const bool done = [] {
+    std::string dir = nvrtc_lib_dir();
+    if (!dir.empty()) dlopen((dir + "/" + builtins_soname()).c_str(), RTLD_NOW | RTLD_GLOBAL);
+    return true;
+  }();
+  (void)done;
+}
+
+// What a user can do when NVRTC could not load its builtins after all.
+std::string builtins_hint() {
+  std::string dir = nvrtc_lib_dir();
+  return fmt::format(
+      "NVRTC could not load {} (it ships with the CUDA toolkit beside libnvrtc{}); add the "
+      "toolkit's library folder to LD_LIBRARY_PATH (e.g. export LD_LIBRARY_PATH={}) or register "
+      "it with ldconfig",
+      builtins_soname(), dir.empty() ? "" : " in " + dir,
+      dir.empty() ? "/usr/local/cuda/lib64" : dir);
+}
+
 // A failing NVRTC call other than the compile itself means the NVRTC install
 // or the machine is at fault (missing builtins library, out of memory).
 void nvrtc_check(nvrtcResult r, const char* call) {
+  if (r == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE)
+    fail(ErrorCode::Device, "{} failed: {}: {}", call, nvrtcGetErrorString(r), builtins_hint());
   if (r != NVRTC_SUCCESS) fail(ErrorCode::Device, "{} failed: {}", call, nvrtcGetErrorString(r));
 }
 
@@ -72,12 +124,6 @@ bool is_dir(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-std::string parent_dir(const std::string& path) {
-  auto k = path.find_last_of('/');
-  if (k == std::string::npos) return ".";
-  return k == 0 ? "/" : path.substr(0, k);
-}
-
 // The folders tried for the toolkit headers, in order (see compile.hpp).
 std::vector<std::string> include_candidates() {
   std::vector<std::string> c;
@@ -86,10 +132,8 @@ std::vector<std::string> include_candidates() {
     if (v && *v) c.push_back(std::string(v) + "/include");
   }
   // The headers that match NVRTC best are the ones of its own toolkit.
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname &&
-      info.dli_fname[0] == '/')
-    c.push_back(parent_dir(parent_dir(info.dli_fname)) + "/include");
+  std::string lib = nvrtc_lib_dir();
+  if (!lib.empty()) c.push_back(parent_dir(lib) + "/include");
 #ifdef CUJIT_CUDA_INCLUDE_DIR
   c.push_back(CUJIT_CUDA_INCLUDE_DIR);
 #endif
@@ -218,6 +262,9 @@ bool log_says_missing_header(const std::string& log) {
     fail(ErrorCode::Internal,
          "internal error: the generated CUDA source of '{}' failed to compile ({})\n{}", name,
          nvrtcGetErrorString(r), details);
+  if (r == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE)
+    fail(ErrorCode::Device, "nvrtcCompileProgram failed on '{}': {}: {}\n{}", name,
+         nvrtcGetErrorString(r), builtins_hint(), details);
   fail(ErrorCode::Device, "nvrtcCompileProgram failed on '{}': {}\n{}", name,
        nvrtcGetErrorString(r), details);
 }
@@ -252,7 +299,39 @@ std::vector<std::string> include_options(const std::string& source, const std::s
   return o;
 }
 
+// The prewarm thread, joined at exit so it never runs into static destructors.
+struct PrewarmThread {
+  std::thread thread;
+  ~PrewarmThread() {
+    if (thread.joinable()) thread.join();
+  }
+};
+
 }  // namespace
+
+void prewarm_nvrtc() noexcept {
+  static std::once_flag once;
+  try {
+    std::call_once(once, [] {
+      const char* env = std::getenv("CUJIT_PREWARM");
+      if (env && std::string_view(env) == "0") return;
+      static PrewarmThread p;
+      p.thread = std::thread([] {
+        try {
+          preload_nvrtc_builtins();
+          int arch = cap_arch(90);
+          std::vector<std::string> options = code_options(arch, CompileOptions{});
+          Program prog("extern \"C\" __global__ void cj_prewarm() {}\n", "cj_prewarm.cu");
+          run_compile(prog, options);  // the result does not matter: only the start-up does
+        } catch (...) {
+          // A broken NVRTC is reported by the real compile, with its context.
+        }
+      });
+    });
+  } catch (...) {
+    // No thread could be started: the first compile pays the start-up itself.
+  }
+}
 
 int nvrtc_version() {
   static const int v = [] {
@@ -321,6 +400,7 @@ CompiledKernel compile_cuda(const std::string& source, const std::string& name_f
   options.insert(options.end(), includes.begin(), includes.end());
 
   const std::string file = name_for_log + ".cu";
+  preload_nvrtc_builtins();
   {
     Program p(source, file);
     nvrtcResult r = run_compile(p, options);

@@ -37,6 +37,14 @@ struct CompiledKernel {
 CompiledKernel compile_cuda(const std::string& source, const std::string& name_for_log,
                             const CompileOptions& opt);
 
+// Starts NVRTC's one-time start-up (loading and paging in libnvrtc and its
+// builtins: about 100 ms the first time a machine runs NVRTC after boot, ~1 ms
+// later) on a background thread, once per process, so it overlaps what the
+// caller does before its first compile (CUDA context creation, uploads).
+// Called where a compile is likely to follow (a new ElementwiseKernel,
+// evaluate(), jitrun). CUJIT_PREWARM=0 turns it off. Never throws.
+void prewarm_nvrtc() noexcept;
+
 int nvrtc_version();  // major*1000 + minor*10: 13000 for NVRTC 13.0
 std::vector<int> nvrtc_supported_archs();  // ascending: {75, 80, 86, ..., 121}
 // The highest arch NVRTC supports that is <= wanted, so a GPU newer than

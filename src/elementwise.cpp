@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "check.hpp"
+#include "compile.hpp"
 #include "driver.hpp"
 #include "fail.hpp"
 #include "launch.hpp"
@@ -229,6 +230,8 @@ struct ElementwiseKernel::Impl {
 ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::string& out_params,
                                      const std::string& operation, const std::string& name, ElementwiseOptions options)
     : impl_(std::make_unique<Impl>()) {
+  // NVRTC's start-up overlaps what the caller does before the first call.
+  if (gpu_available()) prewarm_nvrtc();
   Impl& m = *impl_;
   m.name = name;
   m.opt = std::move(options);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "check.hpp"
+#include "compile.hpp"
 #include "eval.hpp"
 #include "fail.hpp"
 #include "launch.hpp"
@@ -55,6 +56,7 @@ std::vector<NamedArray> evaluate(std::string_view source, const std::vector<Name
       }
   }
 
+  if (where.kind == Device::CUDA) prewarm_nvrtc();  // overlaps the copies below
   // Parameters; arrays on the wrong side are copied (kept alive in `copies`).
   std::vector<Param> params;
   std::vector<ArrayView> views;

@@ -35,7 +35,9 @@ MSG
   if [ ${#pkgs[@]} -gt 0 ]; then
     echo "cujit: installing missing packages: ${pkgs[*]}"
     if [ "$(id -u)" != 0 ] && [ -z "$sudo" ]; then
-      echo "error: these packages are missing and installing them needs root: ${pkgs[*]}" >&2
+      echo "error: cujit needs these packages, and installing them needs root: ${pkgs[*]}" >&2
+      echo "run, as root:  apt-get update && apt-get install -y ${pkgs[*]}" >&2
+      echo "then run this script again." >&2
       exit 1
     fi
     $sudo apt-get update -qq

@@ -204,3 +204,12 @@ TEST_CASE("select_image takes the cubin where it runs and PTX on newer GPUs") {
           "architecture");
   }
 }
+
+TEST_CASE("prewarm_nvrtc starts NVRTC once in the background and compiles still work beside it", "[compile]") {
+  cujit::prewarm_nvrtc();
+  cujit::prewarm_nvrtc();  // once per process: the second call does nothing
+  cujit::CompileOptions o;
+  o.arch = 90;
+  cujit::CompiledKernel k = cujit::compile_cuda("extern \"C\" __global__ void k(float* p) { p[0] = 1; }\n", "k", o);
+  REQUIRE(k.cubin.compare(0, 4, "\x7f" "ELF") == 0);
+}

@@ -265,6 +265,8 @@ int emit(const Options& opt, const Program& program, const std::vector<Input>& i
 int run(const Options& opt) {
   using clock = std::chrono::steady_clock;
   const int device = opt.emit.empty() ? choose_device(opt.device) : -1;
+  // NVRTC's start-up overlaps the context creation and the inputs' upload (kernels compile after both).
+  if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
   if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
 
