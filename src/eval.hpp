@@ -42,6 +42,7 @@ struct CpuOptions {
   int threads = 0;  // 0: cpu_threads() (thread_pool.hpp)
   // Called now and then from the calling thread with the elements done so
   // far, and once with done == total at the end (e.g. jitrun's progress line).
+  // It must not throw.
   std::function<void(std::int64_t done, std::int64_t total)> progress;
 };
 
