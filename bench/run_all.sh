@@ -20,3 +20,6 @@ if python3 -c "import cupy, torch" 2>/dev/null; then
   # Every layout against the ceiling and the peers: layouts.md and one PNG per case.
   PYTHONUNBUFFERED=1 python3 bench/layouts.py ./build-bench/bench/bench_layouts "$RESULTS"
 fi
+if python3 -c "import numexpr, numpy, matplotlib" 2>/dev/null; then
+  python3 bench/cpu_peers.py --bench-cpu build-bench/bench/bench_cpu --out "$RESULTS/cpu.md" --plot "$RESULTS/cpu.png"
+fi
