@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 RESULTS="${OUT:-bench/results}"
 mkdir -p "$RESULTS"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCUJIT_BUILD_TESTS=OFF "$@" > "$RESULTS/cmake.log" 2>&1 || { tail -30 "$RESULTS/cmake.log"; exit 1; }
-cmake --build build-bench -j"$(nproc)" --target bench_compile_latency bench_gpu bench_layouts bench_first_call jitrun > "$RESULTS/build.log" 2>&1 || { grep -A5 error "$RESULTS/build.log" | head -40; exit 1; }
+cmake --build build-bench -j"$(nproc)" --target bench_compile_latency bench_gpu bench_layouts bench_first_call bench_cpu jitrun > "$RESULTS/build.log" 2>&1 || { grep -A5 error "$RESULTS/build.log" | head -40; exit 1; }
 export CUJIT_CACHE_DIR=$(mktemp -d)
 ./build-bench/bench/bench_compile_latency 15 | tee "$RESULTS/compile_latency.md"
 echo
