@@ -1,4 +1,4 @@
-// ---- int_ops.cuh: NumPy's integer arithmetic (mirrors src/scalar.hpp) ----
+// ---- int_ops.cuh: NumPy's integer arithmetic (the integer loops of src/ops.def) ----
 // Wrapping arithmetic computes in the unsigned type, so no signed overflow is
 // ever undefined; division by zero gives 0.
 namespace cj {

@@ -1,4 +1,4 @@
-// ---- math.cuh: NumPy's rules for floats, bools and ints (mirrors src/scalar.hpp) ----
+// ---- math.cuh: NumPy's rules for floats, bools and ints (their loops of src/ops.def) ----
 namespace cj {
 
 // Truth of a value, as bool(x) and NumPy's logical functions see it (NaN is true).
@@ -81,7 +81,7 @@ template <class T> __host__ __device__ __forceinline__ T fremainder(T a, T b) {
 }
 
 // pow for the exponents where it is one correctly rounded operation, as that
-// operation (src/scalar.hpp's fpow): NumPy's x ** 0.5 is sqrt, CUDA's pow
+// operation: NumPy's x ** 0.5 is sqrt, CUDA's pow
 // misses by an ulp at times, and the difference grows in what follows: x ** y
 // ** 0.5 must be 27 for 3 and 9, and an even root of a negative base that is
 // exact must stay an integer, not make a NaN. pow(x, 0.5) differs from sqrt(x)

@@ -1,5 +1,5 @@
-// The device helpers of templates/*.cuh compiled as host C++ and held to
-// src/scalar.hpp (the CPU evaluator's semantics) value by value: integer
+// The device helpers of templates/*.cuh compiled as host C++ (as the CPU
+// evaluator compiles them) and held to scalar_oracle.hpp value by value: integer
 // arithmetic exhaustively for 8-bit types and on edge values for the others,
 // NumPy's float division rules, float -> int casts, bfloat16 rounding, complex
 // arithmetic exactly, the complex elementary functions within a few ulp of
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "scalar.hpp"
+#include "scalar_oracle.hpp"
 
 // The templates as the CPU evaluator compiles them (the host stand-ins for what NVRTC provides).
 #include "ops_host.hpp"
