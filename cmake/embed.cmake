@@ -1,10 +1,10 @@
 # Embeds the kernel templates (templates/*.cu, templates/*.cuh) into the cujit
-# library, so that an installed binary generates kernels without the source
-# tree. At run time codegen still prefers $CUJIT_TEMPLATE_DIR, then the source
-# tree's templates/ (CUJIT_TEMPLATE_DIR), then these copies.
+# library: every binary generates kernels from the templates it was built with,
+# wherever it runs. Only the environment variable CUJIT_TEMPLATE_DIR (a folder
+# of template files, for developers editing them) makes codegen read files.
 #
 # Use: include(cmake/embed.cmake) in the top-level CMakeLists.txt, after
-# add_library(cujit ...). It writes ${CMAKE_BINARY_DIR}/generated/cujit_templates.inc
+# cmake/library.cmake (it adds to cujit_objects). It writes ${CMAKE_BINARY_DIR}/generated/cujit_templates.inc
 # at build time (one {"name", R"cujit_tpl(text)cujit_tpl"} entry per file),
 # which src/codegen.cpp includes when CUJIT_EMBEDDED_TEMPLATES is defined.
 #
@@ -40,7 +40,7 @@ add_custom_command(OUTPUT ${CUJIT_TEMPLATES_INC}
   COMMENT "Embedding kernel templates"
   VERBATIM)
 add_custom_target(cujit_templates DEPENDS ${CUJIT_TEMPLATES_INC})
-add_dependencies(cujit cujit_templates)
-target_include_directories(cujit PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/generated)
-target_compile_definitions(cujit PRIVATE CUJIT_EMBEDDED_TEMPLATES)
+add_dependencies(cujit_objects cujit_templates)
+target_include_directories(cujit_objects PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/generated)
+target_compile_definitions(cujit_objects PRIVATE CUJIT_EMBEDDED_TEMPLATES)
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/codegen.cpp PROPERTIES OBJECT_DEPENDS ${CUJIT_TEMPLATES_INC})

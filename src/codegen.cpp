@@ -24,7 +24,7 @@ namespace cujit {
 namespace {
 
 // ---------------------------------------------------------------------------
-// Templates: the source tree at run time, or the copies embedded at build time.
+// Templates: the copies embedded at build time, or $CUJIT_TEMPLATE_DIR's files.
 
 struct EmbeddedTemplate {
   const char* name;
@@ -50,16 +50,18 @@ bool read_file(const std::string& path, std::string& out) {
   return true;
 }
 
+// The embedded copies, unless $CUJIT_TEMPLATE_DIR names a folder: then that
+// folder's files and nothing else, so an edited set is never mixed with the built-in one.
 std::string load_template(const std::string& file) {
-  std::string text;
-  if (const char* dir = std::getenv("CUJIT_TEMPLATE_DIR"); dir && *dir && read_file(std::string(dir) + "/" + file, text))
-    return text;
-#ifdef CUJIT_TEMPLATE_DIR
-  if (read_file(std::string(CUJIT_TEMPLATE_DIR) + "/" + file, text)) return text;
-#endif
+  if (const char* dir = std::getenv("CUJIT_TEMPLATE_DIR"); dir && *dir) {
+    std::string text;
+    if (read_file(std::string(dir) + "/" + file, text)) return text;
+    fail(ErrorCode::Usage, "kernel template '{}' not found in CUJIT_TEMPLATE_DIR ({}); "
+         "point it at a copy of cujit's templates/ folder, or unset it to use the built-in templates", file, dir);
+  }
   for (const EmbeddedTemplate& t : kEmbedded)
     if (t.name && file == t.name) return t.text;
-  fail(ErrorCode::Internal, "kernel template '{}' not found (set CUJIT_TEMPLATE_DIR to the templates/ directory)", file);
+  fail(ErrorCode::Internal, "kernel template '{}' is not built in (set CUJIT_TEMPLATE_DIR to a templates/ folder)", file);
 }
 
 // Fills {{NAME}} placeholders. A placeholder alone on its line takes that

@@ -163,9 +163,9 @@ Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& na
 // The kernel source. `kernel_name` must be a C identifier not starting with "cj_".
 std::string generate_source(const Program& p, const KernelLayout& layout, const std::string& kernel_name);
 
-// Template text by file name ("prelude.cuh"): from the directory $CUJIT_TEMPLATE_DIR
-// names, else from the source tree (the CUJIT_TEMPLATE_DIR compile definition), else
-// from the copies embedded at build time (cmake/embed.cmake). fail(Internal) when none has it.
+// Template text by file name ("prelude.cuh"): the copy embedded at build time
+// (cmake/embed.cmake), or, when the environment variable CUJIT_TEMPLATE_DIR names a
+// folder, that folder's file (fail(Usage) when it has none). Read once per process.
 const std::string& template_text(const std::string& file);
 // The copy embedded at build time; "" when the build embeds none.
 std::string embedded_template(const std::string& file);

@@ -1,7 +1,7 @@
 # Kernel cache: the helper process of the multi-process test, and a CTest
 # entry for the cache tests alone.
 add_executable(cache_stress ${CMAKE_CURRENT_SOURCE_DIR}/cache_stress.cpp)
-target_link_libraries(cache_stress PRIVATE cujit Threads::Threads)
+target_link_libraries(cache_stress PRIVATE cujit_internal Threads::Threads)
 target_include_directories(cache_stress PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/cache)
 target_compile_options(cache_stress PRIVATE ${CUJIT_WARNINGS})
 

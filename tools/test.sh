@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds cujit and runs the whole test suite (CTest; GPU tests report "skipped"
 # without a GPU), then fuzzes the front end for 60 s where clang is available.
+# Builds in build/ (RelWithDebInfo; tools/demo.sh builds in build-demo/).
 # Installs missing packages itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "cujit/array.hpp"
+#include "cujit/export.hpp"
 
 struct CUstream_st;
 
@@ -23,7 +24,7 @@ namespace cujit {
 // the legacy default stream.
 using StreamHandle = ::CUstream_st*;
 
-class Arg {
+class CUJIT_API Arg {
  public:
   enum class Kind : std::uint8_t { Array, WeakInt, WeakFloat, WeakComplex, Typed };
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cujit/dtype.hpp"
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -25,7 +26,7 @@ struct Device {
   bool operator!=(const Device& o) const { return !(*this == o); }
 };
 
-struct Shape {
+struct CUJIT_API Shape {
   int ndim = 0;
   std::array<std::int64_t, kMaxDims> dims{};
   Shape() = default;
@@ -38,13 +39,13 @@ struct Shape {
 };
 
 // NumPy's text for a shape: "(2, 3)", "(5,)", "()".
-std::string to_string(const Shape& s);
+CUJIT_API std::string to_string(const Shape& s);
 // NumPy broadcasting of `a` with `b`; false (and `out` untouched) when they do not broadcast.
-bool broadcast(const Shape& a, const Shape& b, Shape& out);
+CUJIT_API bool broadcast(const Shape& a, const Shape& b, Shape& out);
 // Whether an array of shape `from` broadcasts to `to` (NumPy's rule for `out=`).
-bool broadcasts_to(const Shape& from, const Shape& to);
+CUJIT_API bool broadcasts_to(const Shape& from, const Shape& to);
 
-struct ArrayView {
+struct CUJIT_API ArrayView {
   void* data = nullptr;
   DType dtype = DType::Float32;
   Shape shape;
@@ -59,7 +60,7 @@ struct ArrayView {
 };
 
 // An owning, C-contiguous host array (64-byte aligned).
-class HostArray {
+class CUJIT_API HostArray {
  public:
   HostArray() = default;
   HostArray(DType dtype, const Shape& shape);
@@ -90,7 +91,7 @@ class HostArray {
 //   Array x = Array::empty(DType::Float32, {1000}, Device{Device::CUDA, 0});
 //   x.copy_from(host_view);            // host -> device
 //   Array back = x.to_host();          // device -> host
-class Array {
+class CUJIT_API Array {
  public:
   Array() = default;
   // Uninitialized memory; device memory comes from cuMemAlloc.

@@ -11,6 +11,7 @@
 #include <dlpack/dlpack.h>
 
 #include "cujit/array.hpp"
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -23,14 +24,14 @@ inline constexpr std::uint8_t kDLPackBoolCode = 6;
 // give views on that CUDA device. Types: bool (kDLBool 8, or kDLUInt 8 is uint8),
 // int/uint 8-64, float 16/32/64, bfloat 16, complex 64/128, one lane. Anything
 // else is an ErrorCode::Data error naming what was found.
-ArrayView from_dlpack(const DLManagedTensor* t);
+CUJIT_API ArrayView from_dlpack(const DLManagedTensor* t);
 
 // A DLManagedTensor that shares `a`'s memory and keeps it alive until the
 // consumer calls its deleter (exactly once). bool is exported as kDLBool.
-DLManagedTensor* to_dlpack(Array a);
+CUJIT_API DLManagedTensor* to_dlpack(Array a);
 
 // The DLPack type of a dtype, and back (nullopt when cujit has no such dtype).
-DLDataType to_dlpack_dtype(DType t);
-std::optional<DType> from_dlpack_dtype(DLDataType t);
+CUJIT_API DLDataType to_dlpack_dtype(DType t);
+CUJIT_API std::optional<DType> from_dlpack_dtype(DLDataType t);
 
 }  // namespace cujit

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -19,10 +20,10 @@ enum class DType : std::uint8_t {
 inline constexpr int kNumDTypes = 15;
 
 // The canonical name ("float32"), as the language and NumPy spell it.
-std::string_view dtype_name(DType t);
+CUJIT_API std::string_view dtype_name(DType t);
 // Canonical names and the aliases `double` and `half`; nullopt otherwise.
-std::optional<DType> dtype_from_name(std::string_view name);
-std::size_t dtype_size(DType t);
+CUJIT_API std::optional<DType> dtype_from_name(std::string_view name);
+CUJIT_API std::size_t dtype_size(DType t);
 
 constexpr bool is_bool(DType t) { return t == DType::Bool; }
 constexpr bool is_signed_int(DType t) { return t >= DType::Int8 && t <= DType::Int64; }

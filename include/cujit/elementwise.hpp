@@ -51,6 +51,7 @@
 
 #include "cujit/arg.hpp"
 #include "cujit/array.hpp"
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -72,7 +73,7 @@ struct CallOptions {
   std::optional<Shape> shape;
 };
 
-class ElementwiseKernel {
+class CUJIT_API ElementwiseKernel {
  public:
   ElementwiseKernel(const std::string& in_params, const std::string& out_params, const std::string& operation,
                     const std::string& name = "kernel", ElementwiseOptions options = {});

@@ -3,6 +3,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -14,7 +15,7 @@ enum class ErrorCode : int {
   Internal = 5,  // a bug of cujit (e.g. generated source failed to compile)
 };
 
-class Error : public std::runtime_error {
+class CUJIT_API Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
   ErrorCode code() const noexcept { return code_; }

@@ -21,6 +21,7 @@
 
 #include "cujit/arg.hpp"
 #include "cujit/array.hpp"
+#include "cujit/export.hpp"
 
 namespace cujit {
 
@@ -45,7 +46,7 @@ struct EvaluateOptions {
   bool fast_math = false;
 };
 
-std::vector<NamedArray> evaluate(std::string_view program, const std::vector<NamedArg>& inputs,
+CUJIT_API std::vector<NamedArray> evaluate(std::string_view program, const std::vector<NamedArg>& inputs,
                                  const EvaluateOptions& options = {});
 
 }  // namespace cujit

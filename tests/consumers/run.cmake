@@ -1,0 +1,17 @@
+# Configures, builds and runs one consumer project in a fresh folder.
+# cmake -DSOURCE=<project> -DBINARY=<folder> [-DOPTIONS=a|b|c] [-DJOBS=n] -P run.cmake
+cmake_policy(VERSION 3.22)
+string(REPLACE "|" ";" options "${OPTIONS}")
+file(REMOVE_RECURSE ${BINARY})
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${BINARY} ${options} RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "configuring ${SOURCE} failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BINARY} --parallel ${JOBS} RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "building ${SOURCE} failed")
+endif()
+execute_process(COMMAND ${BINARY}/app RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "${BINARY}/app failed (${rc})")
+endif()
