@@ -32,6 +32,8 @@ static_assert(in_order(), "ops.def rows and the Op enum disagree");
 
 const Builtin& builtin(Op op) { return kTable[static_cast<std::size_t>(op)]; }
 
+std::size_t builtin_count() { return kCount; }
+
 const char* op_text(Op op) { return builtin(op).name.data(); }
 
 DType Builtin::loop_result(DType op_type) const {

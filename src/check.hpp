@@ -34,8 +34,9 @@ struct Builtin {
   DType loop_result(DType op_type) const;
 };
 
-// The row of an operation.
+// The row of an operation; the rows, in Op order.
 const Builtin& builtin(Op op);
+std::size_t builtin_count();
 // Function and cast names: by name or alias; nullptr when unknown.
 const Builtin* find_builtin(std::string_view name);
 // Every name a user may call (for "did you mean" hints).

@@ -192,4 +192,34 @@ CJ_REAL1(rad2deg, mul(a, (float)(180.0 / 3.141592653589793238462643383279502884)
 #undef CJ_REAL1
 #undef CJ_REAL2
 
+// np.nextafter: the next value after a toward b in the loop's own type, so
+// the 16-bit floats step on their own grids (their values are held exactly in
+// float; the step is taken on their bits).
+__host__ __device__ __forceinline__ float nextafter(float a, float b) { return ::nextafterf(a, b); }
+__host__ __device__ __forceinline__ double nextafter(double a, double b) { return ::nextafter(a, b); }
+__host__ __device__ __forceinline__ float nextafter(float a, float b, bf16_tag) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return b;
+  if (a == 0.0f) return ::copysignf(__uint_as_float(0x10000u), b);  // the smallest subnormal, toward b
+  const unsigned u = __float_as_uint(a);  // a bfloat16 value: the top 16 bits of its float
+  return __uint_as_float((a < b) == (a > 0.0f) ? u + 0x10000u : u - 0x10000u);
+}
+__host__ __device__ __forceinline__ float nextafter(float a, float b, f16_tag) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return a;  // npy_half_nextafter keeps x (C's nextafter, the wider loops', returns y)
+  if (a == 0.0f) return ::copysignf(5.9604644775390625e-08f, b);  // 2^-24, the smallest subnormal
+  const unsigned u = __float_as_uint(a), sign = (u >> 16) & 0x8000u;
+  const int e = (int)((u >> 23) & 0xffu) - 127;
+  const float m = ::fabsf(a);
+  // Its float16 magnitude bits: inf, normal, or a multiple of 2^-24 (subnormal).
+  unsigned h = e == 128 ? 0x7c00u : e >= -14 ? (unsigned)((e + 15) << 10) | ((u & 0x7fffffu) >> 13)
+                                             : (unsigned)(m * 16777216.0f);
+  h = (a < b) == (a > 0.0f) ? h + 1u : h - 1u;
+  const unsigned he = h >> 10, hm = h & 0x3ffu;
+  const float r = he == 0x1fu ? __uint_as_float(0x7f800000u)
+                  : he == 0u  ? (float)hm * 5.9604644775390625e-08f
+                              : __uint_as_float(((he + 112u) << 23) | (hm << 13));
+  return sign ? -r : r;
+}
+
 }  // namespace cj

@@ -149,6 +149,20 @@ TEST_CASE("codegen: literals are exact and typed", "[codegen]") {
   CHECK(contains(src("o = x * 2.5j", DType::Complex128), "cj::cpack(0.0, 2.5)"));
 }
 
+TEST_CASE("codegen: every operation is a call of its template function", "[codegen]") {
+  auto src = [](const std::string& prog, DType t) {
+    Program p = compile_program(prog, {in("x", t), in("y", t)});
+    return generate_source(p, contiguous_layout(p), "cujit_k");
+  };
+  CHECK(contains(src("o = x % y", DType::Int16), "cj::remainder(v_x, v_y)"));
+  CHECK(contains(src("o = x % y", DType::Float64), "cj::remainder(v_x, v_y)"));
+  CHECK(contains(src("o = arctan(x)", DType::Float32), "cj::atan(v_x)"));  // ops.def's impl, not the spelling
+  // float16 and bfloat16 step on their own grid: the loop's tag, and no rounding after.
+  CHECK(contains(src("o = nextafter(x, y)", DType::Float16), "v_o = cj::nextafter(v_x, v_y, cj::f16_tag());"));
+  CHECK(contains(src("o = nextafter(x, y)", DType::BFloat16), "v_o = cj::nextafter(v_x, v_y, cj::bf16_tag());"));
+  CHECK(contains(src("o = nextafter(x, y)", DType::Float32), "v_o = cj::nextafter(v_x, v_y);"));
+}
+
 TEST_CASE("codegen: int64 against uint64 compares exactly", "[codegen]") {
   Program p = compile_program("o = a < b\np = b >= -1\nq = b < 18446744073709551615",
                               {in("a", DType::Int64), in("b", DType::UInt64)});
