@@ -28,7 +28,10 @@ MSG
   export PATH="$CUDA_DIR/bin:$PATH"
 
   local pkgs=() p sudo=""
-  for p in cmake make g++ pkg-config libfmt-dev catch2 libcli11-dev libxxhash-dev libdlpack-dev help2man; do
+  local want=(cmake make g++ pkg-config libfmt-dev catch2 libcli11-dev libxxhash-dev libdlpack-dev help2man)
+  # The tests also run the MPI sample (2 ranks on the CPU).
+  [ "$want_clang" = yes ] && want+=(libopenmpi-dev openmpi-bin)
+  for p in "${want[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
   done
   if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# sample_mpi_slices under mpirun with 2 ranks. Without a GPU the ranks run the
+# CPU evaluator. With one, this is the deployment flow of docs/deploy.md: one
+# small run records the kernels the job needs (CUJIT_RECORD), `jitcache
+# precompile` + `export` pack them, `import` fills a fresh cache folder, and
+# the 2-rank run over that folder must compile nothing (--expect-no-compiles).
+# Usage: mpi_slices_test.sh MPIEXEC SAMPLE JITCACHE
+set -euo pipefail
+MPIEXEC="$1" SAMPLE="$2" JITCACHE="$3"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+args=(-np 2 --oversubscribe)
+[ "$(id -u)" = 0 ] && args+=(--allow-run-as-root)
+# Shared memory between the ranks without ptrace-based single copy (refused in containers).
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  export CUJIT_CACHE_DIR="$TMP/recorded"
+  CUJIT_RECORD="$TMP/job.toml" "$MPIEXEC" "${args[@]/-np 2/-np 1}" "$SAMPLE" --n 4096
+  "$JITCACHE" precompile "$TMP/job.toml"
+  "$JITCACHE" export "$TMP/job.cjx"
+  export CUJIT_CACHE_DIR="$TMP/imported"
+  "$JITCACHE" import "$TMP/job.cjx"
+  "$MPIEXEC" "${args[@]}" "$SAMPLE" --n $((1 << 22)) --expect-no-compiles
+else
+  export CUJIT_CACHE_DIR="$TMP/cache"
+  "$MPIEXEC" "${args[@]}" "$SAMPLE" --n 1000000 --expect-no-compiles
+fi
