@@ -14,7 +14,7 @@ add_library(cujit_objects OBJECT ${CUJIT_SOURCES})
 set_target_properties(cujit_objects PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 target_include_directories(cujit_objects PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_BINARY_DIR}/include
-  ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/cache)
+  ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/cache ${CMAKE_CURRENT_SOURCE_DIR}/templates)
 target_include_directories(cujit_objects SYSTEM PRIVATE ${XXHASH_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS}
   ${DLPACK_INCLUDE_DIR})
 # {fmt} header-only and private: no public header includes it, and nothing is left to link.
@@ -72,6 +72,7 @@ else()
 endif()
 add_library(cujit_internal INTERFACE)
 target_link_libraries(cujit_internal INTERFACE ${CUJIT_INTERNAL_LIBRARY} fmt::fmt-header-only)
-target_include_directories(cujit_internal INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/cache)
+target_include_directories(cujit_internal INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/cache
+  ${CMAKE_CURRENT_SOURCE_DIR}/templates)
 # src/driver.hpp and src/launch.hpp include <cuda.h> (for its types).
 target_include_directories(cujit_internal SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_DIRS})

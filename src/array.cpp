@@ -1,5 +1,7 @@
 #include "cujit/array.hpp"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -122,9 +124,17 @@ HostArray::HostArray(DType dtype, const Shape& shape) {
   view_.dtype = dtype;
   view_.shape = shape;
   view_.strides = ArrayView::contiguous_strides(shape, dtype);
-  std::size_t rounded = ((bytes + 63) / 64) * 64;
-  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+  // Large arrays on 2 MiB boundaries with transparent huge pages asked for, as
+  // NumPy does: a fresh array's first touch then costs one page fault per
+  // 2 MiB instead of one per 4 KiB (half the CPU evaluator's time on x*y + 5).
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const std::size_t align = bytes >= 2 * kHuge ? kHuge : 64;
+  std::size_t rounded = ((bytes + align - 1) / align) * align;
+  void* p = std::aligned_alloc(align, rounded ? rounded : align);
   if (!p) fail(ErrorCode::Data, "out of host memory allocating {} bytes", bytes);
+#ifdef MADV_HUGEPAGE
+  if (align == kHuge) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+#endif
   buffer_ = std::shared_ptr<void>(p, std::free);
   view_.data = p;
 }

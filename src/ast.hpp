@@ -13,12 +13,15 @@
 
 namespace cujit {
 
-enum class Op {
-  // binary
-  Add, Sub, Mul, Div, Mod, Pow, Shl, Shr, Lt, Le, Gt, Ge, Eq, Ne, BitAnd, BitXor, BitOr, And, Or,
-  // unary
-  Neg, Pos, Not, BitNot,
+// Every operator and function, as ops.def lists them: the parser yields the
+// operators; check resolves each call to its function (Expr::op), so later
+// stages switch over this id and never look at a name again.
+enum class Op : std::uint8_t {
+#define OP(Id, ...) Id,
+#define FORM(Id, ...) Id,
+#include "ops.def"
 };
+// How the program writes it ("+", "sin").
 const char* op_text(Op op);
 
 // A compile-time constant: what literals and constants fold to.
@@ -40,7 +43,7 @@ struct Expr {
   enum Kind { Literal, Name, Unary, Binary, Ternary, Call, Index } kind;
   Span span;     // the whole expression
   Span op_span;  // the operator token, or the name of a call
-  Op op = Op::Add;
+  Op op = Op::Add;  // Unary, Binary: the operator; Call: the function (set by check)
   std::string name;  // Name, Call
   std::vector<std::unique_ptr<Expr>> args;
   bool parenthesized = false;

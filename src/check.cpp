@@ -381,8 +381,8 @@ class Checker {
       error(e.op_span, what + " does not accept " + types_text(shown), hint);
     };
     if (b.special == Special::TrueDivide && (is_integer(t) || is_bool(t))) t = DType::Float64;
-    if (is_bool(t) && b.bool_rule == 'x') reject(bool_hint(e));
-    if (is_bool(t) && b.bool_rule == 'e') t = DType::Float16;
+    if (is_bool(t) && b.has('x')) reject(bool_hint(e));
+    if (is_bool(t) && b.has('e')) t = DType::Float16;
     for (std::size_t k = 0; k < loops.size();) {
       std::size_t end = loops.find(' ', k);
       if (end == std::string_view::npos) end = loops.size();
@@ -432,7 +432,8 @@ class Checker {
 
   void op(Expr& e) {
     for (auto& a : e.args) expr(*a);
-    const Builtin& b = operator_builtin(e.op);
+    const Builtin& b = builtin(e.op);
+    e.builtin = &b;
     auto args = arg_ptrs(e);
     // The contract keeps shifts to integers, even where NumPy would lift a bool to int64.
     if (e.op == Op::Shl || e.op == Op::Shr)
@@ -499,6 +500,7 @@ class Checker {
       error(e.span, "'" + e.name + "' takes " + std::to_string(b->min_args) + " argument" + (b->min_args == 1 ? "" : "s") +
                         ", but " + std::to_string(nargs) + (nargs == 1 ? " was" : " were") + " given");
     e.builtin = b;
+    e.op = b->id;  // resolved once: later stages switch over the id
     if (b->special == Special::Size) {
       const Expr& a = *e.args[0];
       const Param* q = a.kind == Expr::Name ? find_param(a.name) : nullptr;

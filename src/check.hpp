@@ -3,6 +3,7 @@
 // A program that passes check must compile and run.
 #pragma once
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,12 @@
 
 namespace cujit {
 
-// How a builtin function types its arguments (see builtins.cpp).
+// How check types a call's arguments beyond NumPy's loop search.
 enum class Special : std::uint8_t { None, TrueDivide, Real, Imag, Where, Clip, Cast, Size };
 
+// One row of ops.def.
 struct Builtin {
+  Op id;
   std::string_view name;
   std::string_view alias1, alias2;
   int min_args, max_args;
@@ -22,12 +25,20 @@ struct Builtin {
   // case signed), e float16, E bfloat16, f float32, d float64, F complex64, D complex128.
   std::string_view loops;
   Special special = Special::None;
-  char bool_rule = 0;  // 'x': bool inputs are an error (as NumPy's -, sign); 'e': bool uses the float16 loop
+  std::string_view flags;  // see ops.def
+  std::string_view impl;   // its function in templates/*.cuh (namespace cj); "" for forms
+  bool is_operator;        // spelled with punctuation, not called by name
+
+  bool has(char flag) const { return flags.find(flag) != std::string_view::npos; }
+  // The dtype the loop with operand dtype `op_type` returns (its "TR" code's R).
+  DType loop_result(DType op_type) const;
 };
 
+// The row of an operation; the rows, in Op order.
+const Builtin& builtin(Op op);
+std::size_t builtin_count();
 // Function and cast names: by name or alias; nullptr when unknown.
 const Builtin* find_builtin(std::string_view name);
-const Builtin& operator_builtin(Op op);
 // Every name a user may call (for "did you mean" hints).
 std::vector<std::string_view> builtin_names();
 

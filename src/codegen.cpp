@@ -213,7 +213,13 @@ DType value_dtype(const Expr& e) {
   return e.type;
 }
 
-bool is_cmp(std::string_view f) { return f == "<" || f == "<=" || f == ">" || f == ">=" || f == "==" || f == "!="; }
+bool is_cmp(Op op) { return op >= Op::Lt && op <= Op::Ne; }
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? sep : "") + v[k];
+  return s;
+}
 
 // Comments carry user text: keep it on one line and free of line splices,
 // including the trigraph `??/` (a backslash before C++17, should a user's
@@ -364,7 +370,7 @@ class BodyGen {
     switch (e.kind) {
       case Expr::Literal: return const_in(e, value_dtype(e));
       case Expr::Name: return name(e);
-      case Expr::Unary: return apply(e, op_text(e.op));
+      case Expr::Unary: return apply(e);
       case Expr::Binary: return binary(e);
       case Expr::Ternary: return select(e, *e.args[0], *e.args[1], *e.args[2]);
       case Expr::Call: return call(e);
@@ -389,28 +395,29 @@ class BodyGen {
   }
 
   std::string binary(const Expr& e) {
-    std::string_view f = op_text(e.op);
     const Expr& a = *e.args[0];
     const Expr& b = *e.args[1];
     DType ta = value_dtype(a), tb = value_dtype(b);
     // int64 against uint64: NumPy compares exactly, with no common dtype. (A
     // literal above INT64_MAX is a uint64 value and compares in uint64.)
-    if (is_cmp(f) && is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
+    if (is_cmp(e.op) && is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
         (ta == DType::UInt64 || tb == DType::UInt64)) {
       use(kIntOps);
       std::string x = value_in(a, is_signed_int(ta) ? DType::Int64 : DType::UInt64);
       std::string y = value_in(b, is_signed_int(tb) ? DType::Int64 : DType::UInt64);
-      static const std::map<std::string_view, std::string> fn = {{"<", "cmp_lt"}, {"<=", "cmp_le"}, {">", "cmp_gt"},
-                                                                 {">=", "cmp_ge"}, {"==", "cmp_eq"}, {"!=", "cmp_ne"}};
-      return conv("cj::" + fn.at(f) + "(" + x + ", " + y + ")", DType::Bool, e.type);
+      const char* fn = e.op == Op::Lt ? "cmp_lt" : e.op == Op::Le ? "cmp_le" : e.op == Op::Gt ? "cmp_gt"
+                     : e.op == Op::Ge ? "cmp_ge" : e.op == Op::Eq ? "cmp_eq" : "cmp_ne";
+      return conv(std::string("cj::") + fn + "(" + x + ", " + y + ")", DType::Bool, e.type);
     }
-    return apply(e, f);
+    return apply(e);
   }
 
-  std::string apply(const Expr& e, std::string_view f) {
+  // An operation of ops.def: a call of its template function on operands
+  // converted to its loop's type.
+  std::string apply(const Expr& e) {
     std::vector<std::string> a;
     for (const auto& arg : e.args) a.push_back(operand(*arg, e.op_type));
-    auto [code, rdt] = op_code(f, e.op_type, a);
+    auto [code, rdt] = op_code(*e.builtin, e.op_type, a);
     return conv(code, rdt, e.type);
   }
 
@@ -430,13 +437,7 @@ class BodyGen {
         return size_name(p_.inputs[k].name);
       }
       case Special::Where: return select(e, *e.args[0], *e.args[1], *e.args[2]);
-      case Special::Clip: {
-        use(kMath);
-        DType ot = e.op_type;
-        std::string x = operand(*e.args[0], ot), lo = operand(*e.args[1], ot), hi = operand(*e.args[2], ot);
-        return conv("cj::minimum(cj::maximum(" + x + ", " + lo + "), " + hi + ")", ot, e.type);
-      }
-      default: return apply(e, b.name);
+      default: return apply(e);
     }
   }
 
@@ -465,169 +466,18 @@ class BodyGen {
     return c;
   }
 
-  // The code of one operation on operands already in the compute type of `ot`,
-  // and the dtype of its result (float32 for an unrounded 16-bit float result;
-  // `ot` itself where the operation is exact on the operands).
-  std::pair<std::string, DType> op_code(std::string_view f, DType ot, const std::vector<std::string>& a) {
-    const bool B = is_bool(ot), I = is_integer(ot), F = is_float(ot), C = is_complex(ot);
-    const bool d = ot == DType::Float64 || ot == DType::Complex128;
-    const DType cd = compute_dtype(ot);
-    const std::string T = ctype(ot);
-    auto call1 = [&](const std::string& fn) { return fn + "(" + a[0] + ")"; };
-    auto call2 = [&](const std::string& fn) { return fn + "(" + a[0] + ", " + a[1] + ")"; };
-    auto bin = [&](const char* op) { return "(" + a[0] + " " + op + " " + a[1] + ")"; };
-    auto fx = [&](std::string_view n) { return std::string(n) + (d ? "" : "f"); };  // sinf for float32 and 16-bit loops
-    auto unsupported = [&]() -> std::pair<std::string, DType> {
-      fail(ErrorCode::Internal, "codegen: no {} loop for '{}' (a checked program should not get here)", dtype_name(ot), f);
-    };
-    if (I) use(kIntOps);
-    if (C) use(kComplex);
-
-    if (a.size() == 2 && is_cmp(f)) {
-      if (C) {
-        static const std::map<std::string_view, std::string> fn = {{"<", "cj::lt"}, {"<=", "cj::le"}, {">", "cj::gt"},
-                                                                   {">=", "cj::ge"}, {"==", "cj::eq"}, {"!=", "cj::ne"}};
-        return {call2(fn.at(f)), DType::Bool};
-      }
-      return {bin(std::string(f).c_str()), DType::Bool};
-    }
-    if (f == "&&" || f == "logical_and") { use(kMath); return {call2("cj::land"), DType::Bool}; }
-    if (f == "||" || f == "logical_or") { use(kMath); return {call2("cj::lor"), DType::Bool}; }
-    if (f == "logical_xor") { use(kMath); return {call2("cj::lxor"), DType::Bool}; }
-    if (f == "!" || f == "logical_not") {
-      if (C) return {"(!cj::truth(" + a[0] + "))", DType::Bool};
-      return {"(!" + a[0] + ")", DType::Bool};
-    }
-    if (f == "isnan" || f == "isinf" || f == "isfinite" || f == "signbit") {
-      use(kMath);
-      return {call1("cj::" + std::string(f) + "_"), DType::Bool};
-    }
-    if (f == "maximum" || f == "minimum" || f == "fmax" || f == "fmin") {
-      use(kMath);
-      std::string fn = f == "maximum" ? "cj::maximum" : f == "minimum" ? "cj::minimum" : f == "fmax" ? "cj::fmax_" : "cj::fmin_";
-      return {call2(fn), ot};
-    }
-
-    if (a.size() == 2) {
-      if (f == "+") {
-        if (B) return {"(bool)(" + a[0] + " | " + a[1] + ")", ot};
-        if (I) return {call2("cj::wadd"), ot};
-        if (F) return {bin("+"), cd};
-        return {call2("cj::add"), ot};
-      }
-      if (f == "-") {
-        if (I) return {call2("cj::wsub"), ot};
-        if (F) return {bin("-"), cd};
-        if (C) return {call2("cj::sub"), ot};
-      }
-      if (f == "*") {
-        if (B) return {"(bool)(" + a[0] + " & " + a[1] + ")", ot};
-        if (I) return {call2("cj::wmul"), ot};
-        return {call2("cj::mul"), cd};
-      }
-      if (f == "/") {
-        if (F) return {bin("/"), cd};
-        if (C) return {call2("cj::div"), ot};
-      }
-      if (f == "%" || f == "remainder") {
-        if (I) return {call2("cj::iremainder"), ot};
-        if (F) { use(kMath); return {call2("cj::fremainder"), cd}; }
-      }
-      if (f == "floor_divide") {
-        if (I) return {call2("cj::ifloordiv"), ot};
-        if (F) { use(kMath); return {call2("cj::ffloordiv"), cd}; }
-      }
-      if (f == "fmod") {
-        if (I) return {call2("cj::ifmod"), ot};
-        if (F) return {call2(fx("fmod")), cd};
-      }
-      if (f == "**" || f == "power") {
-        if (I) return {call2("cj::ipow"), ot};
-        if (F) { use(kMath); return {call2("cj::fpow"), cd}; }
-        if (C) { use(kComplexMath); return {call2("cj::pow"), ot}; }
-      }
-      if (f == "<<" && I) return {call2("cj::shl"), ot};
-      if (f == ">>" && I) return {call2("cj::shr"), ot};
-      if (f == "&" || f == "|" || f == "^") {
-        if (B) return {f == "^" ? bin("!=") : "(bool)(" + a[0] + " " + std::string(f) + " " + a[1] + ")", ot};
-        if (I) return {"(" + T + ")(" + a[0] + " " + std::string(f) + " " + a[1] + ")", ot};
-      }
-      if (F) {
-        if (f == "arctan2") return {call2(fx("atan2")), cd};
-        if (f == "hypot") return {call2(fx("hypot")), cd};
-        if (f == "copysign") return {call2(fx("copysign")), ot};
-      }
-      return unsupported();
-    }
-
-    // One operand.
-    if (f == "+" || f == "real" || f == "conj" || (!F && !C && (f == "floor" || f == "ceil" || f == "trunc" || f == "round"))) {
-      if (C && f == "real") return {"(" + a[0] + ").re", real_of(ot)};
-      if (C && f == "conj") return {call1("cj::conj"), ot};
-      return {a[0], ot};
-    }
-    if (f == "imag") {
-      if (C) return {"(" + a[0] + ").im", real_of(ot)};
-      // 0 of the type; the operand is still evaluated (it may read a raw array).
-      std::string zero = B ? "false" : I ? "(" + T + ")0" : d ? "0.0" : "0.0f";
-      return {"((void)(" + a[0] + "), " + zero + ")", ot};
-    }
-    if (f == "-") {
-      if (I) return {call1("cj::wneg"), ot};
-      if (F) return {"(-" + a[0] + ")", ot};
-      if (C) return {call1("cj::neg"), ot};
-    }
-    if (f == "~") {
-      if (B) return {"(!" + a[0] + ")", ot};
-      if (I) return {"(" + T + ")(~" + a[0] + ")", ot};
-    }
-    if (f == "absolute") {
-      if (B || is_unsigned_int(ot)) return {a[0], ot};
-      if (I) return {call1("cj::iabs"), ot};
-      if (F) return {call1(fx("fabs")), ot};
-      if (C) return {call1("cj::abs"), real_of(ot)};
-    }
-    if (f == "sign") { use(kMath); return {call1("cj::sign"), ot}; }
-    if (f == "square") {
-      if (I) return {call1("cj::isquare"), ot};
-      use(kMath);
-      return {call1("cj::square"), cd};
-    }
-    if (f == "reciprocal") {
-      if (I) return {call1("cj::ireciprocal"), ot};
-      if (F) return {"(" + std::string(d ? "1.0" : "1.0f") + " / " + a[0] + ")", cd};
-      if (C) return {call1("cj::reciprocal"), ot};
-    }
-    if (f == "rint" || f == "round") {
-      if (F) return {call1(fx("rint")), ot};
-      if (C) return {call1("cj::rint"), ot};
-    }
-    if (F && (f == "floor" || f == "ceil" || f == "trunc")) return {call1(fx(f)), ot};
-    if (F && (f == "deg2rad" || f == "rad2deg")) {
-      // x * (pi/180) in the loop's type, the constant rounded as the CPU evaluator rounds it.
-      constexpr double pi = 3.141592653589793238462643383279502884;
-      double k = f == "deg2rad" ? pi / 180.0 : 180.0 / pi;
-      return {"cj::mul(" + a[0] + ", " + (d ? lit_f64(k) : lit_f32(static_cast<float>(k))) + ")", cd};
-    }
-    static const std::map<std::string_view, std::string_view> kFloatFn = {
-        {"sin", "sin"},     {"cos", "cos"},       {"tan", "tan"},       {"arcsin", "asin"},   {"arccos", "acos"},
-        {"arctan", "atan"}, {"sinh", "sinh"},     {"cosh", "cosh"},     {"tanh", "tanh"},     {"arcsinh", "asinh"},
-        {"arccosh", "acosh"}, {"arctanh", "atanh"}, {"exp", "exp"},     {"exp2", "exp2"},     {"expm1", "expm1"},
-        {"log", "log"},     {"log2", "log2"},     {"log10", "log10"},   {"log1p", "log1p"},   {"sqrt", "sqrt"},
-        {"cbrt", "cbrt"},   {"erf", "erf"},       {"erfc", "erfc"},     {"lgamma", "lgamma"}, {"tgamma", "tgamma"},
-    };
-    if (auto it = kFloatFn.find(f); it != kFloatFn.end()) {
-      if (F && !d && (f == "lgamma" || f == "tgamma")) {
-        use(kMath);
-        return {call1("cj::" + std::string(f) + "_f32"), cd};
-      }
-      if (F) return {call1(fx(it->second)), cd};
-      if (C && f != "cbrt" && f != "erf" && f != "erfc" && f != "lgamma" && f != "tgamma") {
-        use(kComplexMath);
-        return {call1("cj::" + std::string(it->second)), ot};
-      }
-    }
-    return unsupported();
+  // The call of one operation on operands already in the compute type of
+  // `ot`, and the dtype of its result: the loop's, in compute representation
+  // (float32 for an unrounded 16-bit float result) unless ops.def marks the
+  // result exact in the operand type.
+  std::pair<std::string, DType> op_code(const Builtin& b, DType ot, const std::vector<std::string>& a) {
+    use(kMath);
+    if (is_integer(ot)) use(kIntOps);
+    if (is_complex(ot)) use(b.has('M') ? kComplexMath : kComplex);
+    std::string args = join(a, ", ");
+    if (b.has('h') && is_half(ot)) args += ot == DType::Float16 ? ", cj::f16_tag()" : ", cj::bf16_tag()";
+    DType r = b.loop_result(ot);
+    return {"cj::" + std::string(b.impl) + "(" + args + ")", b.has('=') ? r : compute_dtype(r)};
   }
 
   const Program& p_;
@@ -636,12 +486,6 @@ class BodyGen {
   bool uses_err_ = false, uses_index_ = false;
   std::vector<std::string> lines_;
 };
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? sep : "") + v[k];
-  return s;
-}
 
 // Whether a program can record a failure at run time: raw indexing, or a weak
 // integer that must fit an operation's integer type. (The generator decides

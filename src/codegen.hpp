@@ -4,8 +4,8 @@
 // parameter list (its ABI) follows from the program and the layout alone and is
 // described by kernel_signature().
 //
-// Semantics: the generated code computes what src/scalar.hpp and the CPU
-// evaluator compute (NumPy's rules). Operands convert to the operation's
+// Semantics: every operation is a call of its function in templates/*.cuh
+// (ops.def's impl), the function the CPU evaluator calls. Operands convert to the operation's
 // op_type; float16/bfloat16 compute in float32 and round after every
 // operation; products never fuse into FMAs (fast_math, a compile option, lets
 // them); every operand is evaluated, as on the CPU (no short-circuit).

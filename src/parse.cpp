@@ -15,20 +15,6 @@
 
 namespace cujit {
 
-const char* op_text(Op op) {
-  switch (op) {
-    case Op::Add: return "+";  case Op::Sub: return "-";  case Op::Mul: return "*";
-    case Op::Div: return "/";  case Op::Mod: return "%";  case Op::Pow: return "**";
-    case Op::Shl: return "<<"; case Op::Shr: return ">>"; case Op::Lt: return "<";
-    case Op::Le: return "<=";  case Op::Gt: return ">";   case Op::Ge: return ">=";
-    case Op::Eq: return "==";  case Op::Ne: return "!=";  case Op::BitAnd: return "&";
-    case Op::BitXor: return "^"; case Op::BitOr: return "|"; case Op::And: return "&&";
-    case Op::Or: return "||";  case Op::Neg: return "-";  case Op::Pos: return "+";
-    case Op::Not: return "!";  case Op::BitNot: return "~";
-  }
-  return "?";
-}
-
 namespace {
 
 bool is_comparison(Op op) { return op >= Op::Lt && op <= Op::Ne; }

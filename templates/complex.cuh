@@ -7,36 +7,36 @@ template <class P> struct alignas(2 * sizeof(P)) complex { P re, im; };
 typedef complex<float> c64;
 typedef complex<double> c128;
 
-template <class P> __device__ __forceinline__ P qnan();
-template <> __device__ __forceinline__ float qnan<float>() { return __int_as_float(0x7fc00000); }
-template <> __device__ __forceinline__ double qnan<double>() { return __longlong_as_double(0x7ff8000000000000LL); }
-template <class P> __device__ __forceinline__ P inf();
-template <> __device__ __forceinline__ float inf<float>() { return __int_as_float(0x7f800000); }
-template <> __device__ __forceinline__ double inf<double>() { return __longlong_as_double(0x7ff0000000000000LL); }
+template <class P> __host__ __device__ __forceinline__ P qnan();
+template <> __host__ __device__ __forceinline__ float qnan<float>() { return __int_as_float(0x7fc00000); }
+template <> __host__ __device__ __forceinline__ double qnan<double>() { return __longlong_as_double(0x7ff8000000000000LL); }
+template <class P> __host__ __device__ __forceinline__ P inf();
+template <> __host__ __device__ __forceinline__ float inf<float>() { return __int_as_float(0x7f800000); }
+template <> __host__ __device__ __forceinline__ double inf<double>() { return __longlong_as_double(0x7ff0000000000000LL); }
 
-template <class P> __device__ __forceinline__ complex<P> cpack(P re, P im) {
+template <class P> __host__ __device__ __forceinline__ complex<P> cpack(P re, P im) {
   complex<P> r;
   r.re = re;
   r.im = im;
   return r;
 }
 
-template <class P> __device__ __forceinline__ bool truth(complex<P> a) { return a.re != P(0) || a.im != P(0); }
-template <class P> __device__ __forceinline__ bool isnan_(complex<P> a) { return a.re != a.re || a.im != a.im; }
-template <class P> __device__ __forceinline__ bool isinf_(complex<P> a) { return isinf_(a.re) || isinf_(a.im); }
-template <class P> __device__ __forceinline__ bool isfinite_(complex<P> a) { return isfinite_(a.re) && isfinite_(a.im); }
+template <class P> __host__ __device__ __forceinline__ bool truth(complex<P> a) { return a.re != P(0) || a.im != P(0); }
+template <class P> __host__ __device__ __forceinline__ bool isnan_(complex<P> a) { return a.re != a.re || a.im != a.im; }
+template <class P> __host__ __device__ __forceinline__ bool isinf_(complex<P> a) { return isinf_(a.re) || isinf_(a.im); }
+template <class P> __host__ __device__ __forceinline__ bool isfinite_(complex<P> a) { return isfinite_(a.re) && isfinite_(a.im); }
 
-template <class P> __device__ __forceinline__ complex<P> add(complex<P> a, complex<P> b) { return cpack(a.re + b.re, a.im + b.im); }
-template <class P> __device__ __forceinline__ complex<P> sub(complex<P> a, complex<P> b) { return cpack(a.re - b.re, a.im - b.im); }
-template <class P> __device__ __forceinline__ complex<P> neg(complex<P> a) { return cpack(-a.re, -a.im); }
-template <class P> __device__ __forceinline__ complex<P> conj(complex<P> a) { return cpack(a.re, -a.im); }
+template <class P> __host__ __device__ __forceinline__ complex<P> add(complex<P> a, complex<P> b) { return cpack(a.re + b.re, a.im + b.im); }
+template <class P> __host__ __device__ __forceinline__ complex<P> sub(complex<P> a, complex<P> b) { return cpack(a.re - b.re, a.im - b.im); }
+template <class P> __host__ __device__ __forceinline__ complex<P> neg(complex<P> a) { return cpack(-a.re, -a.im); }
+template <class P> __host__ __device__ __forceinline__ complex<P> conj(complex<P> a) { return cpack(a.re, -a.im); }
 // NumPy multiplies complex numbers by the textbook formula.
-template <class P> __device__ __forceinline__ complex<P> mul(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ complex<P> mul(complex<P> a, complex<P> b) {
   return cpack(mul(a.re, b.re) - mul(a.im, b.im), mul(a.re, b.im) + mul(a.im, b.re));
 }
-template <class P> __device__ __forceinline__ complex<P> square(complex<P> a) { return mul(a, a); }
+template <class P> __host__ __device__ __forceinline__ complex<P> square(complex<P> a) { return mul(a, a); }
 // NumPy's division: Smith's method, scaling by the larger part of the divisor.
-template <class P> __device__ __forceinline__ complex<P> div(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ complex<P> div(complex<P> a, complex<P> b) {
   P abs_br = ::fabs(b.re), abs_bi = ::fabs(b.im);
   if (abs_br >= abs_bi) {
     if (abs_br == P(0) && abs_bi == P(0)) return cpack(a.re / abs_br, a.im / abs_br);  // complex inf or nan
@@ -48,7 +48,7 @@ template <class P> __device__ __forceinline__ complex<P> div(complex<P> a, compl
   P scl = P(1) / (b.im + mul(b.re, rat));
   return cpack(mul(mul(a.re, rat) + a.im, scl), mul(mul(a.im, rat) - a.re, scl));
 }
-template <class P> __device__ __forceinline__ complex<P> reciprocal(complex<P> a) {
+template <class P> __host__ __device__ __forceinline__ complex<P> reciprocal(complex<P> a) {
   if (::fabs(a.im) <= ::fabs(a.re)) {
     P r = a.im / a.re;
     P d = a.re + mul(a.im, r);
@@ -58,40 +58,40 @@ template <class P> __device__ __forceinline__ complex<P> reciprocal(complex<P> a
   P d = mul(a.re, r) + a.im;
   return cpack(r / d, P(-1) / d);
 }
-template <class P> __device__ __forceinline__ P abs(complex<P> a) { return ::hypot(a.re, a.im); }
-template <class P> __device__ __forceinline__ complex<P> rint(complex<P> a) { return cpack(::rint(a.re), ::rint(a.im)); }
+template <class P> __host__ __device__ __forceinline__ P abs(complex<P> a) { return ::hypot(a.re, a.im); }
+template <class P> __host__ __device__ __forceinline__ complex<P> rint(complex<P> a) { return cpack(::rint(a.re), ::rint(a.im)); }
 
 // Ordering is lexicographic, as NumPy's; a NaN part makes every ordered comparison false.
-template <class P> __device__ __forceinline__ bool eq(complex<P> a, complex<P> b) { return a.re == b.re && a.im == b.im; }
-template <class P> __device__ __forceinline__ bool ne(complex<P> a, complex<P> b) { return !eq(a, b); }
-template <class P> __device__ __forceinline__ bool clt(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ bool eq(complex<P> a, complex<P> b) { return a.re == b.re && a.im == b.im; }
+template <class P> __host__ __device__ __forceinline__ bool ne(complex<P> a, complex<P> b) { return !eq(a, b); }
+template <class P> __host__ __device__ __forceinline__ bool clt(complex<P> a, complex<P> b) {
   return a.re < b.re || (a.re == b.re && a.im < b.im);
 }
-template <class P> __device__ __forceinline__ bool lt(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ bool lt(complex<P> a, complex<P> b) {
   return !isnan_(a) && !isnan_(b) && clt(a, b);
 }
-template <class P> __device__ __forceinline__ bool gt(complex<P> a, complex<P> b) { return lt(b, a); }
-template <class P> __device__ __forceinline__ bool le(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ bool gt(complex<P> a, complex<P> b) { return lt(b, a); }
+template <class P> __host__ __device__ __forceinline__ bool le(complex<P> a, complex<P> b) {
   return !isnan_(a) && !isnan_(b) && (clt(a, b) || eq(a, b));
 }
-template <class P> __device__ __forceinline__ bool ge(complex<P> a, complex<P> b) { return le(b, a); }
+template <class P> __host__ __device__ __forceinline__ bool ge(complex<P> a, complex<P> b) { return le(b, a); }
 
-template <class P> __device__ __forceinline__ complex<P> maximum(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ complex<P> maximum(complex<P> a, complex<P> b) {
   if (isnan_(a)) return a;
   if (isnan_(b)) return b;
   return clt(a, b) ? b : a;
 }
-template <class P> __device__ __forceinline__ complex<P> minimum(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ complex<P> minimum(complex<P> a, complex<P> b) {
   if (isnan_(a)) return a;
   if (isnan_(b)) return b;
   return clt(b, a) ? b : a;
 }
-template <class P> __device__ __forceinline__ complex<P> fmax_(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ complex<P> fmax_(complex<P> a, complex<P> b) {
   if (isnan_(b)) return a;
   if (isnan_(a)) return b;
   return maximum(a, b);
 }
-template <class P> __device__ __forceinline__ complex<P> fmin_(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ complex<P> fmin_(complex<P> a, complex<P> b) {
   if (isnan_(b)) return a;
   if (isnan_(a)) return b;
   return minimum(a, b);
@@ -99,7 +99,7 @@ template <class P> __device__ __forceinline__ complex<P> fmin_(complex<P> a, com
 
 // NumPy 2's sign: z/|z| by Smith's quotient; one infinite part gives that
 // axis's unit whatever the other part is; two infinite parts or a NaN give NaN.
-template <class P> __device__ __forceinline__ complex<P> sign(complex<P> a) {
+template <class P> __host__ __device__ __forceinline__ complex<P> sign(complex<P> a) {
   bool ri = isinf_(a.re), ii = isinf_(a.im);
   if (ri != ii) return ri ? cpack(::copysign(P(1), a.re), P(0)) : cpack(P(0), ::copysign(P(1), a.im));
   if (ri || isnan_(a)) return cpack(qnan<P>(), qnan<P>());
@@ -113,8 +113,14 @@ template <class P> __device__ __forceinline__ complex<P> sign(complex<P> a) {
 namespace cj {
 // Conversions into complex: the real value with a zero imaginary part, or the
 // parts converted (as C's (float)/(double) conversions, round to nearest).
-template <class T> __device__ __forceinline__ c64 to_c64(T x) { return cpack((float)x, 0.0f); }
-__device__ __forceinline__ c64 to_c64(c128 z) { return cpack((float)z.re, (float)z.im); }
-template <class T> __device__ __forceinline__ c128 to_c128(T x) { return cpack((double)x, 0.0); }
-__device__ __forceinline__ c128 to_c128(c64 z) { return cpack((double)z.re, (double)z.im); }
+template <class T> __host__ __device__ __forceinline__ c64 to_c64(T x) { return cpack((float)x, 0.0f); }
+__host__ __device__ __forceinline__ c64 to_c64(c128 z) { return cpack((float)z.re, (float)z.im); }
+template <class T> __host__ __device__ __forceinline__ c128 to_c128(T x) { return cpack((double)x, 0.0); }
+__host__ __device__ __forceinline__ c128 to_c128(c64 z) { return cpack((double)z.re, (double)z.im); }
+
+// The complex loops of src/ops.def's operations that return a real value.
+template <class P> __host__ __device__ __forceinline__ P absolute(complex<P> a) { return abs(a); }
+template <class P> __host__ __device__ __forceinline__ P real(complex<P> a) { return a.re; }
+template <class P> __host__ __device__ __forceinline__ P imag(complex<P> a) { return a.im; }
+
 }  // namespace cj

@@ -7,47 +7,47 @@ namespace cj {
 
 template <class P> struct cconst;
 template <> struct cconst<float> {
-  static __device__ __forceinline__ float ln2() { return 0.693147180559945309f; }
-  static __device__ __forceinline__ float log2e() { return 1.44269504088896341f; }
-  static __device__ __forceinline__ float log10e() { return 0.434294481903251828f; }
-  static __device__ __forceinline__ float pi() { return 3.14159265358979324f; }
-  static __device__ __forceinline__ float exp_ovf() { return 88.7228394f; }       // log(FLT_MAX)
+  static __host__ __device__ __forceinline__ float ln2() { return 0.693147180559945309f; }
+  static __host__ __device__ __forceinline__ float log2e() { return 1.44269504088896341f; }
+  static __host__ __device__ __forceinline__ float log10e() { return 0.434294481903251828f; }
+  static __host__ __device__ __forceinline__ float pi() { return 3.14159265358979324f; }
+  static __host__ __device__ __forceinline__ float exp_ovf() { return 88.7228394f; }       // log(FLT_MAX)
   // glibc's t = (int)((FLT_MAX_EXP - 1) * ln 2) and its half, integers as there
-  static __device__ __forceinline__ float exp_t() { return 88.0f; }
-  static __device__ __forceinline__ float tanh_t() { return 44.0f; }
-  static __device__ __forceinline__ float min_normal() { return 1.17549435e-38f; }
-  static __device__ __forceinline__ float max_finite() { return 3.40282347e38f; }
-  static __device__ __forceinline__ float tiny_up2() { return 16777216.0f; }           // 2^24
-  static __device__ __forceinline__ float tiny_down() { return 2.44140625e-4f; }       // 2^-12
-  static __device__ __forceinline__ float p() { return 24.0f; }                        // FLT_MANT_DIG
-  static __device__ __forceinline__ float two_p() { return 16777216.0f; }              // 2^p
-  static __device__ __forceinline__ float sqrt_big() { return 1.64e38f; }         // npy_csqrtf's THRESH, about
-  static __device__ __forceinline__ float recip_eps() { return 8388608.0f; }      // 1/FLT_EPSILON
-  static __device__ __forceinline__ float eps() { return 1.1920929e-7f; }
+  static __host__ __device__ __forceinline__ float exp_t() { return 88.0f; }
+  static __host__ __device__ __forceinline__ float tanh_t() { return 44.0f; }
+  static __host__ __device__ __forceinline__ float min_normal() { return 1.17549435e-38f; }
+  static __host__ __device__ __forceinline__ float max_finite() { return 3.40282347e38f; }
+  static __host__ __device__ __forceinline__ float tiny_up2() { return 16777216.0f; }           // 2^24
+  static __host__ __device__ __forceinline__ float tiny_down() { return 2.44140625e-4f; }       // 2^-12
+  static __host__ __device__ __forceinline__ float p() { return 24.0f; }                        // FLT_MANT_DIG
+  static __host__ __device__ __forceinline__ float two_p() { return 16777216.0f; }              // 2^p
+  static __host__ __device__ __forceinline__ float sqrt_big() { return 1.64e38f; }         // npy_csqrtf's THRESH, about
+  static __host__ __device__ __forceinline__ float recip_eps() { return 8388608.0f; }      // 1/FLT_EPSILON
+  static __host__ __device__ __forceinline__ float eps() { return 1.1920929e-7f; }
 };
 template <> struct cconst<double> {
-  static __device__ __forceinline__ double ln2() { return 0.693147180559945309; }
-  static __device__ __forceinline__ double log2e() { return 1.44269504088896341; }
-  static __device__ __forceinline__ double log10e() { return 0.434294481903251828; }
-  static __device__ __forceinline__ double pi() { return 3.14159265358979324; }
-  static __device__ __forceinline__ double exp_ovf() { return 709.782712893384; }
-  static __device__ __forceinline__ double exp_t() { return 709.0; }
-  static __device__ __forceinline__ double tanh_t() { return 354.0; }
-  static __device__ __forceinline__ double min_normal() { return 2.2250738585072014e-308; }
-  static __device__ __forceinline__ double max_finite() { return 1.7976931348623157e308; }
-  static __device__ __forceinline__ double tiny_up2() { return 18014398509481984.0; }  // 2^54
-  static __device__ __forceinline__ double tiny_down() { return 7.450580596923828125e-9; }  // 2^-27
-  static __device__ __forceinline__ double p() { return 53.0; }                        // DBL_MANT_DIG
-  static __device__ __forceinline__ double two_p() { return 9007199254740992.0; }       // 2^p
-  static __device__ __forceinline__ double sqrt_big() { return 7.446288774449766e307; }
-  static __device__ __forceinline__ double recip_eps() { return 4503599627370496.0; }
-  static __device__ __forceinline__ double eps() { return 2.220446049250313e-16; }
+  static __host__ __device__ __forceinline__ double ln2() { return 0.693147180559945309; }
+  static __host__ __device__ __forceinline__ double log2e() { return 1.44269504088896341; }
+  static __host__ __device__ __forceinline__ double log10e() { return 0.434294481903251828; }
+  static __host__ __device__ __forceinline__ double pi() { return 3.14159265358979324; }
+  static __host__ __device__ __forceinline__ double exp_ovf() { return 709.782712893384; }
+  static __host__ __device__ __forceinline__ double exp_t() { return 709.0; }
+  static __host__ __device__ __forceinline__ double tanh_t() { return 354.0; }
+  static __host__ __device__ __forceinline__ double min_normal() { return 2.2250738585072014e-308; }
+  static __host__ __device__ __forceinline__ double max_finite() { return 1.7976931348623157e308; }
+  static __host__ __device__ __forceinline__ double tiny_up2() { return 18014398509481984.0; }  // 2^54
+  static __host__ __device__ __forceinline__ double tiny_down() { return 7.450580596923828125e-9; }  // 2^-27
+  static __host__ __device__ __forceinline__ double p() { return 53.0; }                        // DBL_MANT_DIG
+  static __host__ __device__ __forceinline__ double two_p() { return 9007199254740992.0; }       // 2^p
+  static __host__ __device__ __forceinline__ double sqrt_big() { return 7.446288774449766e307; }
+  static __host__ __device__ __forceinline__ double recip_eps() { return 4503599627370496.0; }
+  static __host__ __device__ __forceinline__ double eps() { return 2.220446049250313e-16; }
 };
 
 // ---- exp and log ----
 // sin y and cos y as glibc's complex functions take them: below the smallest
 // normal, (y, 1), so a tiny nonzero y keeps its sign in a product with inf.
-template <class P> __device__ __forceinline__ void sincos_(P y, P& s, P& c) {
+template <class P> __host__ __device__ __forceinline__ void sincos_(P y, P& s, P& c) {
   if (::fabs(y) > cconst<P>::min_normal()) {
     s = ::sin(y);
     c = ::cos(y);
@@ -59,7 +59,7 @@ template <class P> __device__ __forceinline__ void sincos_(P y, P& s, P& c) {
 
 // Special values as glibc's cexp (NumPy calls it): an infinite real part gives
 // 0 or inf times the signs of cos y and sin y, never 0 * inf.
-template <class P> __device__ __forceinline__ complex<P> exp(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> exp(complex<P> z) {
   P x = z.re, y = z.im;
   if (y == P(0)) return cpack(::exp(x), y);
   if (isinf_(x)) {
@@ -78,7 +78,7 @@ template <class P> __device__ __forceinline__ complex<P> exp(complex<P> z) {
   return cpack(mul(e, c), mul(e, s));
 }
 
-template <class P> __device__ __forceinline__ complex<P> log(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> log(complex<P> z) {
   P ax = ::fabs(z.re), ay = ::fabs(z.im), rr;
   if (ax == P(0) && ay == P(0)) return cpack(P(-1) / ax, ::atan2(z.im, z.re));  // -inf, with the sign of the zeros' angle
   P am = ax > ay ? ax : ay, an = ax > ay ? ay : ax;
@@ -97,28 +97,28 @@ template <class P> __device__ __forceinline__ complex<P> log(complex<P> z) {
   return cpack(rr, ::atan2(z.im, z.re));
 }
 
-template <class P> __device__ __forceinline__ complex<P> exp2(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> exp2(complex<P> z) {
   return exp(cpack(mul(z.re, cconst<P>::ln2()), mul(z.im, cconst<P>::ln2())));
 }
-template <class P> __device__ __forceinline__ complex<P> expm1(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> expm1(complex<P> z) {
   P a = ::sin(z.im / P(2));
   return cpack(mul(::expm1(z.re), ::cos(z.im)) - mul(P(2) * a, a), mul(::exp(z.re), ::sin(z.im)));
 }
-template <class P> __device__ __forceinline__ complex<P> log2(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> log2(complex<P> z) {
   complex<P> r = log(z);
   return cpack(mul(r.re, cconst<P>::log2e()), mul(r.im, cconst<P>::log2e()));
 }
-template <class P> __device__ __forceinline__ complex<P> log10(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> log10(complex<P> z) {
   complex<P> r = log(z);
   return cpack(mul(r.re, cconst<P>::log10e()), mul(r.im, cconst<P>::log10e()));
 }
-template <class P> __device__ __forceinline__ complex<P> log1p(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> log1p(complex<P> z) {
   P l = ::hypot(z.re + P(1), z.im);
   return cpack(::log(l), ::atan2(z.im, z.re + P(1)));
 }
 
 // ---- sqrt (Algorithm 312, CACM 10, 1967, as npy_csqrt) ----
-template <class P> __device__ __forceinline__ complex<P> sqrt(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> sqrt(complex<P> z) {
   P a = z.re, b = z.im;
   if (a == P(0) && b == P(0)) return cpack(P(0), b);
   if (isinf_(b)) return cpack(inf<P>(), b);
@@ -158,7 +158,7 @@ template <class P> __device__ __forceinline__ complex<P> sqrt(complex<P> z) {
 // or base, on any machine (docs/language.md, Accuracy).
 // The product b * log a is C's (glibc's cpow is cexp(b * clog(a))): C99 Annex
 // G's, which recovers infinities where the textbook formula gives NaN + NaN j.
-template <class P> __device__ __forceinline__ complex<P> mul_annex_g(complex<P> z, complex<P> w) {
+template <class P> __host__ __device__ __forceinline__ complex<P> mul_annex_g(complex<P> z, complex<P> w) {
   P a = z.re, b = z.im, c = w.re, d = w.im;
   P ac = mul(a, c), bd = mul(b, d), ad = mul(a, d), bc = mul(b, c);
   P x = ac - bd, y = ad + bc;
@@ -192,7 +192,7 @@ template <class P> __device__ __forceinline__ complex<P> mul_annex_g(complex<P> 
   }
   return cpack(x, y);
 }
-template <class P> __device__ __forceinline__ complex<P> pow_exp_log(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ complex<P> pow_exp_log(complex<P> a, complex<P> b) {
   return exp(mul_annex_g(b, log(a)));
 }
 #if !__USE_FAST_MATH__
@@ -200,11 +200,11 @@ template <class P> __device__ __forceinline__ complex<P> pow_exp_log(complex<P> 
 // those two roundings, amplified by exp, are most of NumPy's error (and decide
 // its infinities and NaNs): they are kept, with log and exp computed in
 // complex128 and rounded once, so that only the GPU's own error drops out.
-__device__ __forceinline__ c64 pow_exp_log(c64 a, c64 b) {
+__host__ __device__ __forceinline__ c64 pow_exp_log(c64 a, c64 b) {
   return to_c64(exp(to_c128(mul_annex_g(b, to_c64(log(to_c128(a)))))));
 }
 #endif
-template <class P> __device__ __forceinline__ complex<P> pow(complex<P> a, complex<P> b) {
+template <class P> __host__ __device__ __forceinline__ complex<P> pow(complex<P> a, complex<P> b) {
   if (b.re == P(0) && b.im == P(0)) return cpack(P(1), P(0));
   // NumPy 2.4: 0 ** b is 0 for Re b > 0 (whatever Im b), else nan + nan j.
   if (a.re == P(0) && a.im == P(0)) return b.re > P(0) ? cpack(P(0), P(0)) : cpack(qnan<P>(), qnan<P>());
@@ -230,7 +230,7 @@ template <class P> __device__ __forceinline__ complex<P> pow(complex<P> a, compl
 // e^ax / 2 * (c, s) for ax beyond exp's range, where the product may still be
 // finite: scaled by e^t in steps, as glibc's csinh/ccosh. Beyond 3t the largest
 // finite value stands in for e^ax, so that a zero c or s stays zero.
-template <class P> __device__ __forceinline__ complex<P> half_exp_times(P ax, P c, P s) {
+template <class P> __host__ __device__ __forceinline__ complex<P> half_exp_times(P ax, P c, P s) {
   const P t = cconst<P>::exp_t(), et = ::exp(t);
   P rx = ax - t;
   c = mul(c, et * P(0.5));
@@ -244,7 +244,7 @@ template <class P> __device__ __forceinline__ complex<P> half_exp_times(P ax, P 
   P ev = ::exp(rx);
   return cpack(mul(ev, c), mul(ev, s));
 }
-template <class P> __device__ __forceinline__ complex<P> sinh(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> sinh(complex<P> z) {
   P x = z.re, y = z.im, s, c;
   if (isfinite_(x)) {
     if (!isfinite_(y)) return x == P(0) ? cpack(x, y - y) : cpack(qnan<P>(), qnan<P>());
@@ -263,7 +263,7 @@ template <class P> __device__ __forceinline__ complex<P> sinh(complex<P> z) {
   }
   return cpack(qnan<P>(), y == P(0) ? y : qnan<P>());
 }
-template <class P> __device__ __forceinline__ complex<P> cosh(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> cosh(complex<P> z) {
   P x = z.re, y = z.im, s, c;
   if (isfinite_(x)) {
     if (!isfinite_(y)) return cpack(y - y, x == P(0) ? P(0) : qnan<P>());
@@ -282,7 +282,7 @@ template <class P> __device__ __forceinline__ complex<P> cosh(complex<P> z) {
   return cpack(qnan<P>(), y == P(0) ? y : qnan<P>());
 }
 // tanh z = (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y).
-template <class P> __device__ __forceinline__ complex<P> tanh(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> tanh(complex<P> z) {
   P x = z.re, y = z.im, sy, cy;
   if (!isfinite_(x) || !isfinite_(y)) {
     if (isinf_(x)) {
@@ -313,13 +313,13 @@ template <class P> __device__ __forceinline__ complex<P> tanh(complex<P> z) {
 // sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz); glibc's csin
 // differs from the first only for an infinite imaginary part with an infinite
 // or NaN real part (+inf, where the rotation gives -inf for y = +inf).
-template <class P> __device__ __forceinline__ complex<P> sin(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> sin(complex<P> z) {
   if (isinf_(z.im) && !isfinite_(z.re)) return cpack(z.re - z.re, inf<P>());
   complex<P> w = sinh(cpack(-z.im, z.re));
   return cpack(w.im, -w.re);
 }
-template <class P> __device__ __forceinline__ complex<P> cos(complex<P> z) { return cosh(cpack(-z.im, z.re)); }
-template <class P> __device__ __forceinline__ complex<P> tan(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> cos(complex<P> z) { return cosh(cpack(-z.im, z.re)); }
+template <class P> __host__ __device__ __forceinline__ complex<P> tan(complex<P> z) {
   complex<P> w = tanh(cpack(-z.im, z.re));
   return cpack(w.im, -w.re);
 }
@@ -327,7 +327,7 @@ template <class P> __device__ __forceinline__ complex<P> tan(complex<P> z) {
 // ---- inverse functions ----
 // asinh on |x| + i|y| (the result takes the signs back: asinh is odd and
 // commutes with conj).
-template <class P> __device__ __forceinline__ complex<P> asinh_q1(P x, P y) {
+template <class P> __host__ __device__ __forceinline__ complex<P> asinh_q1(P x, P y) {
   const P pi = cconst<P>::pi();
   if (isnan_(x) || isnan_(y)) {
     if (isinf_(x)) return cpack(x, y);
@@ -350,15 +350,15 @@ template <class P> __device__ __forceinline__ complex<P> asinh_q1(P x, P y) {
   P aim = ::asinh(mul(s1.re, s2.im) - mul(s1.im, s2.re));
   return cpack(aim, -are);
 }
-template <class P> __device__ __forceinline__ complex<P> asinh(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> asinh(complex<P> z) {
   complex<P> w = asinh_q1(::fabs(z.re), ::fabs(z.im));
   return cpack(::copysign(w.re, z.re), ::copysign(w.im, z.im));
 }
-template <class P> __device__ __forceinline__ complex<P> asin(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> asin(complex<P> z) {
   complex<P> w = asinh(cpack(z.im, z.re));  // asin(z) = swap(asinh(swap(z)))
   return cpack(w.im, w.re);
 }
-template <class P> __device__ __forceinline__ complex<P> acos(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> acos(complex<P> z) {
   const P pi = cconst<P>::pi();
   P x = z.re, y = z.im;
   if (isnan_(x) || isnan_(y)) {
@@ -380,7 +380,7 @@ template <class P> __device__ __forceinline__ complex<P> acos(complex<P> z) {
   complex<P> s1 = sqrt(cpack(P(1) - x, -y)), s2 = sqrt(cpack(P(1) + x, y));
   return cpack(P(2) * ::atan2(s1.re, s2.re), ::asinh(mul(s2.re, s1.im) - mul(s2.im, s1.re)));
 }
-template <class P> __device__ __forceinline__ complex<P> acosh(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> acosh(complex<P> z) {
   const P pi = cconst<P>::pi();
   P x = z.re, y = z.im;
   if (!isfinite_(x) || !isfinite_(y)) {  // glibc's cacosh
@@ -396,7 +396,7 @@ template <class P> __device__ __forceinline__ complex<P> acosh(complex<P> z) {
 }
 // atanh as msun's catanh: log1p(4x / ((x-1)^2 + y^2)) / 4 and
 // atan2(2y, (1-x)(1+x) - y^2) / 2, on |x| + i|y|.
-template <class P> __device__ __forceinline__ complex<P> atanh(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> atanh(complex<P> z) {
   const P pi = cconst<P>::pi();
   P x = z.re, y = z.im, ax = ::fabs(x), ay = ::fabs(y), rx, ry;
   if (y == P(0) && ax <= P(1)) return cpack(::atanh(x), y);
@@ -425,7 +425,7 @@ template <class P> __device__ __forceinline__ complex<P> atanh(complex<P> z) {
   else ry = ::atan2(P(2) * ay, mul(P(1) - ax, P(1) + ax) - mul(ay, ay)) / P(2);
   return cpack(::copysign(rx, x), ::copysign(ry, y));
 }
-template <class P> __device__ __forceinline__ complex<P> atan(complex<P> z) {
+template <class P> __host__ __device__ __forceinline__ complex<P> atan(complex<P> z) {
   complex<P> w = atanh(cpack(z.im, z.re));  // atan(z) = swap(atanh(swap(z)))
   return cpack(w.im, w.re);
 }
@@ -438,7 +438,7 @@ template <class P> __device__ __forceinline__ complex<P> atan(complex<P> z) {
 // float32 throughout.
 #if !__USE_FAST_MATH__
 #define CJ_C64_IN_C128(f) \
-  __device__ __forceinline__ c64 f(c64 z) { return to_c64(f(to_c128(z))); }
+  __host__ __device__ __forceinline__ c64 f(c64 z) { return to_c64(f(to_c128(z))); }
 CJ_C64_IN_C128(exp)
 CJ_C64_IN_C128(log)
 CJ_C64_IN_C128(log2)
@@ -463,20 +463,23 @@ CJ_C64_IN_C128(atan)
 // (and its overflows: expm1's inf * sin 0 is NaN): the formulas are kept in
 // float32, with each real function correctly rounded from double, as glibc's
 // float functions nearly always are.
-__device__ __forceinline__ float f32_of(double d) { return (float)d; }
-__device__ __forceinline__ c64 exp2(c64 z) {
+__host__ __device__ __forceinline__ float f32_of(double d) { return (float)d; }
+__host__ __device__ __forceinline__ c64 exp2(c64 z) {
   return to_c64(exp(to_c128(cpack(mul(z.re, cconst<float>::ln2()), mul(z.im, cconst<float>::ln2())))));
 }
-__device__ __forceinline__ c64 expm1(c64 z) {
+__host__ __device__ __forceinline__ c64 expm1(c64 z) {
   float a = f32_of(::sin((double)(z.im / 2.0f)));
   float re = mul(f32_of(::expm1((double)z.re)), f32_of(::cos((double)z.im))) - mul(2.0f * a, a);
   return cpack(re, mul(f32_of(::exp((double)z.re)), f32_of(::sin((double)z.im))));
 }
-__device__ __forceinline__ c64 log1p(c64 z) {
+__host__ __device__ __forceinline__ c64 log1p(c64 z) {
   float x1 = z.re + 1.0f;
   float h = f32_of(::hypot((double)x1, (double)z.im));
   return cpack(f32_of(::log((double)h)), f32_of(::atan2((double)z.im, (double)x1)));
 }
 #endif
+
+// np.power's complex loop (the ** operator's too).
+template <class P> __host__ __device__ __forceinline__ complex<P> power(complex<P> a, complex<P> b) { return pow(a, b); }
 
 }  // namespace cj

@@ -19,32 +19,36 @@ template <class T, int N, int A> struct alignas(A) vec { T v[N]; };
 // Products never fuse with a neighbouring add into an FMA: NumPy rounds every
 // operation, so the GPU must too. fast_math lets them fuse.
 #if __USE_FAST_MATH__
-__device__ __forceinline__ float mul(float a, float b) { return a * b; }
-__device__ __forceinline__ double mul(double a, double b) { return a * b; }
+__host__ __device__ __forceinline__ float mul(float a, float b) { return a * b; }
+__host__ __device__ __forceinline__ double mul(double a, double b) { return a * b; }
 #else
-__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
+__host__ __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
+__host__ __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
 #endif
 
 // Every operand of an operation is evaluated before it is applied, as the CPU
 // evaluator does (a raw index out of bounds is reported even where the other
 // branch is taken), so these are functions, not C's short-circuit operators.
-template <class T> __device__ __forceinline__ T select(bool c, T a, T b) { return c ? a : b; }
+template <class T> __host__ __device__ __forceinline__ T select(bool c, T a, T b) { return c ? a : b; }
 
 // Whether a value is negative, without comparing an unsigned one with 0
 // (which compilers flag as pointless in every unsigned instantiation).
-template <class T> __device__ __forceinline__ bool neg_(T a) { return a < T(0); }
-__device__ __forceinline__ bool neg_(bool) { return false; }
-__device__ __forceinline__ bool neg_(cj_u8) { return false; }
-__device__ __forceinline__ bool neg_(cj_u16) { return false; }
-__device__ __forceinline__ bool neg_(cj_u32) { return false; }
-__device__ __forceinline__ bool neg_(cj_u64) { return false; }
+template <class T> __host__ __device__ __forceinline__ bool neg_(T a) { return a < T(0); }
+__host__ __device__ __forceinline__ bool neg_(bool) { return false; }
+__host__ __device__ __forceinline__ bool neg_(cj_u8) { return false; }
+__host__ __device__ __forceinline__ bool neg_(cj_u16) { return false; }
+__host__ __device__ __forceinline__ bool neg_(cj_u32) { return false; }
+__host__ __device__ __forceinline__ bool neg_(cj_u64) { return false; }
 
 // The element at a byte offset from p (strided operands).
-template <class T, class O> __device__ __forceinline__ const T& at(const T* p, O off) {
+template <class T, class O> __host__ __device__ __forceinline__ const T& at(const T* p, O off) {
   return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + off);
 }
-template <class T, class O> __device__ __forceinline__ T& at(T* p, O off) {
+template <class T, class O> __host__ __device__ __forceinline__ T& at(T* p, O off) {
   return *reinterpret_cast<T*>(reinterpret_cast<char*>(p) + off);
 }
+// Operations with loops of their own for float16 and bfloat16 (ops.def's flag
+// h) take one of these last: their 16-bit values are held in float.
+struct f16_tag {};
+struct bf16_tag {};
 }  // namespace cj

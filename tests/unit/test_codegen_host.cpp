@@ -1,5 +1,5 @@
-// The device helpers of templates/*.cuh compiled as host C++ and held to
-// src/scalar.hpp (the CPU evaluator's semantics) value by value: integer
+// The device helpers of templates/*.cuh compiled as host C++ (as the CPU
+// evaluator compiles them) and held to scalar_oracle.hpp value by value: integer
 // arithmetic exhaustively for 8-bit types and on edge values for the others,
 // NumPy's float division rules, float -> int casts, bfloat16 rounding, complex
 // arithmetic exactly, the complex elementary functions within a few ulp of
@@ -22,62 +22,14 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "scalar.hpp"
+#include "scalar_oracle.hpp"
 
-// ---- host stand-ins for what NVRTC provides ----
-#define __device__
-#define __forceinline__ inline
-#define __noinline__
-#define __USE_FAST_MATH__ 0
-namespace {
-template <class To, class From> To bits_as(From f) {
-  To t;
-  std::memcpy(&t, &f, sizeof t);
-  return t;
-}
-}  // namespace
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
-inline float __int_as_float(int x) { return bits_as<float>(x); }
-inline float __uint_as_float(unsigned x) { return bits_as<float>(x); }
-inline int __float_as_int(float x) { return bits_as<int>(x); }
-inline unsigned __float_as_uint(float x) { return bits_as<unsigned>(x); }
-inline double __longlong_as_double(long long x) { return bits_as<double>(x); }
-inline long long __double_as_longlong(double x) { return bits_as<long long>(x); }
-// cvt.rzi.{s,u}{32,64}.f{32,64}: truncate, saturate, NaN gives 0 (PTX ISA, cvt).
-template <class I, class F> I sat_trunc(F x) {
-  if (x != x) return 0;
-  if (x <= static_cast<F>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-  if (x >= static_cast<F>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-  return static_cast<I>(x);
-}
-inline int __float2int_rz(float x) { return sat_trunc<int>(x); }
-inline int __double2int_rz(double x) { return sat_trunc<int>(x); }
-inline unsigned __float2uint_rz(float x) { return sat_trunc<unsigned>(x); }
-inline unsigned __double2uint_rz(double x) { return sat_trunc<unsigned>(x); }
-inline long long __float2ll_rz(float x) { return sat_trunc<long long>(x); }
-inline long long __double2ll_rz(double x) { return sat_trunc<long long>(x); }
-inline unsigned long long __float2ull_rz(float x) { return sat_trunc<unsigned long long>(x); }
-inline unsigned long long __double2ull_rz(double x) { return sat_trunc<unsigned long long>(x); }
-inline float __double2float_rz(double d) {
-  float f = static_cast<float>(d);
-  if (std::isfinite(d) && std::fabs(static_cast<double>(f)) > std::fabs(d)) f = std::nextafter(f, 0.0f);
-  return f;
-}
-inline int min(int a, int b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a > b ? a : b; }
-inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+// The templates as the CPU evaluator compiles them (the host stand-ins for what NVRTC provides).
+#include "ops_host.hpp"
 
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wtype-limits"
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic ignored "-Wunused-parameter"  // the float16 helpers lose their asm here
-#include "../../templates/prelude.cuh"
-#include "../../templates/int_ops.cuh"
-#include "../../templates/math.cuh"
-#include "../../templates/cast.cuh"
-#include "../../templates/complex.cuh"
-#include "../../templates/complex_math.cuh"
 // half.cuh without its PTX float16 conversions: only the bfloat16 part runs on the host.
 #define asm(...) (void)0
 #include "../../templates/half.cuh"
@@ -85,6 +37,7 @@ inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 #pragma GCC diagnostic pop
 
 using namespace cujit;
+using cujit::host_shim::bits_as;
 
 namespace {
 

@@ -28,6 +28,7 @@
 #include "lex.hpp"
 #include "names.hpp"
 #include "npy.hpp"
+#include "progress.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
 #include "../tool_common.hpp"
@@ -380,7 +381,10 @@ int run(const Options& args) {
   std::vector<std::pair<std::string, Array>> outs;
   if (device < 0) {
     auto t1 = clock::now();
-    std::vector<Output> host = evaluate_program(*program, inputs, shape);
+    CpuOptions cpu;
+    jitrun::Progress progress;
+    if (jitrun::Progress::wanted()) cpu.progress = [&](std::int64_t done, std::int64_t total) { progress(done, total); };
+    std::vector<Output> host = evaluate_program(*program, inputs, shape, cpu);
     double t_eval = ms_since(t1);
     for (Output& o : host) outs.emplace_back(o.name, Array(std::move(o.array)));
     if (opt.verbose)

@@ -15,182 +15,21 @@
 // input b: int32, one element, broadcast
 // layout: s.i64.d3|o:s,s,s,s|i:s,u (3-d strided, 64-bit index)
 
-// ---- prelude.cuh: fixed-width names and vector chunks, without <cstdint> ----
-// NVRTC compiles this with no headers at all, so a float32 kernel costs only
-// its own lines.
-typedef signed char cj_i8;
-typedef short cj_i16;
-typedef int cj_i32;
-typedef long long cj_i64;
-typedef unsigned char cj_u8;
-typedef unsigned short cj_u16;
-typedef unsigned int cj_u32;
-typedef unsigned long long cj_u64;
+// [templates/prelude.cuh]
 
-namespace cj {
+// [templates/int_ops.cuh]
 
-// N elements moved as one aligned load or store (A = min(16, N * sizeof(T))
-// bytes), which the compiler turns into ld/st.global.v2/v4.
-template <class T, int N, int A> struct alignas(A) vec { T v[N]; };
-
-// Products never fuse with a neighbouring add into an FMA: NumPy rounds every
-// operation, so the GPU must too. fast_math lets them fuse.
-#if __USE_FAST_MATH__
-__device__ __forceinline__ float mul(float a, float b) { return a * b; }
-__device__ __forceinline__ double mul(double a, double b) { return a * b; }
-#else
-__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
-#endif
-
-// Every operand of an operation is evaluated before it is applied, as the CPU
-// evaluator does (a raw index out of bounds is reported even where the other
-// branch is taken), so these are functions, not C's short-circuit operators.
-template <class T> __device__ __forceinline__ T select(bool c, T a, T b) { return c ? a : b; }
-
-// Whether a value is negative, without comparing an unsigned one with 0
-// (which compilers flag as pointless in every unsigned instantiation).
-template <class T> __device__ __forceinline__ bool neg_(T a) { return a < T(0); }
-__device__ __forceinline__ bool neg_(bool) { return false; }
-__device__ __forceinline__ bool neg_(cj_u8) { return false; }
-__device__ __forceinline__ bool neg_(cj_u16) { return false; }
-__device__ __forceinline__ bool neg_(cj_u32) { return false; }
-__device__ __forceinline__ bool neg_(cj_u64) { return false; }
-
-// The element at a byte offset from p (strided operands).
-template <class T, class O> __device__ __forceinline__ const T& at(const T* p, O off) {
-  return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + off);
-}
-template <class T, class O> __device__ __forceinline__ T& at(T* p, O off) {
-  return *reinterpret_cast<T*>(reinterpret_cast<char*>(p) + off);
-}
-}  // namespace cj
-
-// ---- int_ops.cuh: NumPy's integer arithmetic (mirrors src/scalar.hpp) ----
-// Wrapping arithmetic computes in the unsigned type, so no signed overflow is
-// ever undefined; division by zero gives 0.
-namespace cj {
-
-template <class T> struct uint_of;
-template <> struct uint_of<cj_i8> { typedef cj_u8 type; };
-template <> struct uint_of<cj_i16> { typedef cj_u16 type; };
-template <> struct uint_of<cj_i32> { typedef cj_u32 type; };
-template <> struct uint_of<cj_i64> { typedef cj_u64 type; };
-template <> struct uint_of<cj_u8> { typedef cj_u8 type; };
-template <> struct uint_of<cj_u16> { typedef cj_u16 type; };
-template <> struct uint_of<cj_u32> { typedef cj_u32 type; };
-template <> struct uint_of<cj_u64> { typedef cj_u64 type; };
-// The type a product of two U is formed in: at least unsigned int, so that
-// 16-bit operands are not promoted to (overflowing) int.
-template <class U> struct wide_of { typedef cj_u32 type; };
-template <> struct wide_of<cj_u64> { typedef cj_u64 type; };
-
-template <class T> struct is_signed_int { static const bool value = false; };
-template <> struct is_signed_int<cj_i8> { static const bool value = true; };
-template <> struct is_signed_int<cj_i16> { static const bool value = true; };
-template <> struct is_signed_int<cj_i32> { static const bool value = true; };
-template <> struct is_signed_int<cj_i64> { static const bool value = true; };
-template <class T> struct int_min { static const T value = T(0); };
-template <> struct int_min<cj_i8> { static const cj_i8 value = -128; };
-template <> struct int_min<cj_i16> { static const cj_i16 value = -32768; };
-template <> struct int_min<cj_i32> { static const cj_i32 value = -2147483647 - 1; };
-template <> struct int_min<cj_i64> { static const cj_i64 value = -9223372036854775807LL - 1; };
-
-template <class T> __device__ __forceinline__ T wadd(T a, T b) {
-  typedef typename uint_of<T>::type U;
-  return (T)(U)((U)a + (U)b);
-}
-template <class T> __device__ __forceinline__ T wsub(T a, T b) {
-  typedef typename uint_of<T>::type U;
-  return (T)(U)((U)a - (U)b);
-}
-template <class T> __device__ __forceinline__ T wmul(T a, T b) {
-  typedef typename uint_of<T>::type U;
-  typedef typename wide_of<U>::type W;
-  return (T)(U)((W)(U)a * (W)(U)b);
-}
-template <class T> __device__ __forceinline__ T wneg(T a) { return wsub(T(0), a); }
-template <class T> __device__ __forceinline__ T isquare(T a) { return wmul(a, a); }
-template <class T> __device__ __forceinline__ T iabs(T a) { return neg_(a) ? wneg(a) : a; }
-
-template <class T> __device__ __forceinline__ T ifloordiv(T a, T b) {
-  if (b == T(0)) return T(0);
-  if (is_signed_int<T>::value) {
-    if (a == int_min<T>::value && b == T(-1)) return a;  // wraps, as NumPy
-    T q = (T)(a / b);
-    if ((a % b != T(0)) && (neg_(a) != neg_(b))) --q;
-    return q;
-  }
-  return (T)(a / b);
-}
-template <class T> __device__ __forceinline__ T iremainder(T a, T b) {
-  if (b == T(0)) return T(0);
-  if (is_signed_int<T>::value) {
-    if (b == T(-1)) return T(0);
-    T r = (T)(a % b);
-    if (r != T(0) && (neg_(r) != neg_(b))) r = (T)(r + b);
-    return r;
-  }
-  return (T)(a % b);
-}
-template <class T> __device__ __forceinline__ T ifmod(T a, T b) {
-  if (b == T(0)) return T(0);
-  if (is_signed_int<T>::value && b == T(-1)) return T(0);
-  return (T)(a % b);
-}
-// NumPy raises for a negative exponent; a kernel gives the truncated value of
-// 1/a**-b instead: 1 for a == 1, +-1 for a == -1, else 0.
-template <class T> __device__ __forceinline__ T ipow(T a, T b) {
-  if (neg_(b)) {
-    if (a == T(1)) return T(1);
-    if (a == T(-1)) return (b % T(2)) ? T(-1) : T(1);
-    return T(0);
-  }
-  T r = T(1);
-  while (b) {
-    if (b & T(1)) r = wmul(r, a);
-    a = wmul(a, a);
-    b = (T)(b >> 1);
-  }
-  return r;
-}
-// A count outside [0, width) gives 0 (or -1 for a negative a shifted right).
-template <class T> __device__ __forceinline__ T shl(T a, T b) {
-  typedef typename uint_of<T>::type U;
-  typedef typename wide_of<U>::type W;
-  if ((cj_u64)(cj_i64)b >= sizeof(T) * 8) return T(0);
-  return (T)(U)((W)(U)a << b);
-}
-template <class T> __device__ __forceinline__ T shr(T a, T b) {
-  if ((cj_u64)(cj_i64)b >= sizeof(T) * 8) return neg_(a) ? T(-1) : T(0);
-  return (T)(a >> b);
-}
-template <class T> __device__ __forceinline__ T ireciprocal(T a) { return a == T(0) ? T(0) : (T)(T(1) / a); }
-
-// int64 against uint64: NumPy compares the values exactly, with no common type.
-// A negative signed value is below every unsigned one.
-__device__ __forceinline__ bool mlt(cj_i64 a, cj_u64 b) { return a < 0 || (cj_u64)a < b; }
-__device__ __forceinline__ bool mlt(cj_u64 a, cj_i64 b) { return b >= 0 && a < (cj_u64)b; }
-__device__ __forceinline__ bool meq(cj_i64 a, cj_u64 b) { return a >= 0 && (cj_u64)a == b; }
-__device__ __forceinline__ bool meq(cj_u64 a, cj_i64 b) { return b >= 0 && a == (cj_u64)b; }
-template <class A, class B> __device__ __forceinline__ bool cmp_lt(A a, B b) { return mlt(a, b); }
-template <class A, class B> __device__ __forceinline__ bool cmp_gt(A a, B b) { return mlt(b, a); }
-template <class A, class B> __device__ __forceinline__ bool cmp_le(A a, B b) { return mlt(a, b) || meq(a, b); }
-template <class A, class B> __device__ __forceinline__ bool cmp_ge(A a, B b) { return mlt(b, a) || meq(a, b); }
-template <class A, class B> __device__ __forceinline__ bool cmp_eq(A a, B b) { return meq(a, b); }
-template <class A, class B> __device__ __forceinline__ bool cmp_ne(A a, B b) { return !meq(a, b); }
-
-}  // namespace cj
+// [templates/math.cuh]
 
 // One element of the program, in compute types (float16 and bfloat16 values
 // are held in float, rounded after every operation). Always inlined: a call
 // per element cost `out = sin(x)*5` a quarter of its bandwidth on an H200
 // (0.71 of a device copy against 0.94), more than the NVRTC time it saves.
 static __device__ __forceinline__ void cj_element(const cj_i32 v_a, const cj_i32 v_b, cj_i32& v_q, cj_i32& v_r, cj_i32& v_s, cj_i32& v_t) {
-  v_q = cj::ifloordiv(v_a, v_b);  // q = floor_divide(a, b)
-  v_r = cj::iremainder(v_a, v_b);  // r = a % b
+  v_q = cj::floor_divide(v_a, v_b);  // q = floor_divide(a, b)
+  v_r = cj::remainder(v_a, v_b);  // r = a % b
   v_s = cj::shl(v_a, 3);  // s = a << 3
-  v_t = cj::ipow(v_a, 2);  // t = a ** 2
+  v_t = cj::power(v_a, 2);  // t = a ** 2
 }
 
 // Strided layout: extents and byte strides come by value. The multi-index of

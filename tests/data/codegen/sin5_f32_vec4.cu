@@ -8,63 +8,16 @@
 // input x: float32, contiguous
 // layout: c.i32.v4|o:c|i:c (contiguous, 4 per vector, 32-bit index)
 
-// ---- prelude.cuh: fixed-width names and vector chunks, without <cstdint> ----
-// NVRTC compiles this with no headers at all, so a float32 kernel costs only
-// its own lines.
-typedef signed char cj_i8;
-typedef short cj_i16;
-typedef int cj_i32;
-typedef long long cj_i64;
-typedef unsigned char cj_u8;
-typedef unsigned short cj_u16;
-typedef unsigned int cj_u32;
-typedef unsigned long long cj_u64;
+// [templates/prelude.cuh]
 
-namespace cj {
-
-// N elements moved as one aligned load or store (A = min(16, N * sizeof(T))
-// bytes), which the compiler turns into ld/st.global.v2/v4.
-template <class T, int N, int A> struct alignas(A) vec { T v[N]; };
-
-// Products never fuse with a neighbouring add into an FMA: NumPy rounds every
-// operation, so the GPU must too. fast_math lets them fuse.
-#if __USE_FAST_MATH__
-__device__ __forceinline__ float mul(float a, float b) { return a * b; }
-__device__ __forceinline__ double mul(double a, double b) { return a * b; }
-#else
-__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
-#endif
-
-// Every operand of an operation is evaluated before it is applied, as the CPU
-// evaluator does (a raw index out of bounds is reported even where the other
-// branch is taken), so these are functions, not C's short-circuit operators.
-template <class T> __device__ __forceinline__ T select(bool c, T a, T b) { return c ? a : b; }
-
-// Whether a value is negative, without comparing an unsigned one with 0
-// (which compilers flag as pointless in every unsigned instantiation).
-template <class T> __device__ __forceinline__ bool neg_(T a) { return a < T(0); }
-__device__ __forceinline__ bool neg_(bool) { return false; }
-__device__ __forceinline__ bool neg_(cj_u8) { return false; }
-__device__ __forceinline__ bool neg_(cj_u16) { return false; }
-__device__ __forceinline__ bool neg_(cj_u32) { return false; }
-__device__ __forceinline__ bool neg_(cj_u64) { return false; }
-
-// The element at a byte offset from p (strided operands).
-template <class T, class O> __device__ __forceinline__ const T& at(const T* p, O off) {
-  return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + off);
-}
-template <class T, class O> __device__ __forceinline__ T& at(T* p, O off) {
-  return *reinterpret_cast<T*>(reinterpret_cast<char*>(p) + off);
-}
-}  // namespace cj
+// [templates/math.cuh]
 
 // One element of the program, in compute types (float16 and bfloat16 values
 // are held in float, rounded after every operation). Always inlined: a call
 // per element cost `out = sin(x)*5` a quarter of its bandwidth on an H200
 // (0.71 of a device copy against 0.94), more than the NVRTC time it saves.
 static __device__ __forceinline__ void cj_element(const float v_x, float& v_out) {
-  v_out = cj::mul(sinf(v_x), 5.0f);  // out = sin(x)*5
+  v_out = cj::mul(cj::sin(v_x), 5.0f);  // out = sin(x)*5
 }
 
 // Contiguous layout, 4 elements per step: every array operand moves as
