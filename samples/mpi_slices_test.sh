@@ -16,7 +16,12 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversub
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   export CUJIT_CACHE_DIR="$TMP/recorded"
   CUJIT_RECORD="$TMP/job.toml" "$MPIEXEC" "${args[@]/-np 2/-np 1}" "$SAMPLE" --n 4096
-  "$JITCACHE" precompile "$TMP/job.toml"
+  # The recorded manifest compiles again into any cache (here: all hits); a cujit
+  # built without toml++ cannot read manifests, and the recorded cache is exported as it is.
+  if ! out=$("$JITCACHE" precompile "$TMP/job.toml" 2>&1); then
+    [[ "$out" == *"without toml++"* ]] || { echo "$out"; exit 1; }
+    echo "mpi_slices_test: this cujit reads no manifests (no toml++); exporting the recorded cache as it is"
+  fi
   "$JITCACHE" export "$TMP/job.cjx"
   export CUJIT_CACHE_DIR="$TMP/imported"
   "$JITCACHE" import "$TMP/job.cjx"

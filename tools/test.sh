@@ -30,3 +30,23 @@ if command -v clang++ >/dev/null && echo 'extern "C" int LLVMFuzzerTestOneInput(
 else
   echo "fuzz: skipped (clang with libFuzzer is not available)"
 fi
+
+# ---- hardening (issue 13): sanitizer builds ---------------------------------
+# AddressSanitizer + UndefinedBehaviorSanitizer over the unit, CLI and
+# hostile-input tests, then ThreadSanitizer over the concurrency tests (the
+# kernel cache's threads and processes). Only the targets those tests need are
+# built, at -O1, so both fit CI's time limit. CUJIT_SANITIZERS=0 skips them.
+if [ "${CUJIT_SANITIZERS:-1}" != 0 ]; then
+  san_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" -DCUJIT_BUILD_FUZZ=OFF
+             -DCUDAToolkit_ROOT="$CUDA_DIR")
+  cmake -S . -B build-asan "${san_flags[@]}" -DCUJIT_SANITIZE=ON >/dev/null
+  cmake --build build-asan -j"$(nproc)" --target cujit_tests jitrun jitcache cache_stress
+  # halt_on_error: a UBSan finding fails the test instead of scrolling by.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -R '^(unit|jitrun_cli|jitcache_cli|hostile)$'
+  cmake -S . -B build-tsan "${san_flags[@]}" -DCUJIT_SANITIZE_THREAD=ON >/dev/null
+  cmake --build build-tsan -j"$(nproc)" --target cujit_thread_tests cache_stress
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -R '^threads$'
+  echo "sanitizers: no finding"
+fi

@@ -34,6 +34,7 @@ inline std::string help_footer() {
          "  CUJIT_CACHE_LOCK_TIMEOUT    seconds to wait for another process compiling the same kernel\n"
          "  CUJIT_TEMPLATE_DIR          read the kernel templates from this folder\n"
          "  CUJIT_PREWARM=0             do not read NVRTC into memory ahead of the first compile\n"
+         "  CUJIT_NUM_THREADS=N         threads of the CPU evaluator (default: one per core)\n"
          "  CUJIT_RECORD=FILE           append every kernel compiled to this manifest (jitcache precompile FILE)\n"
          "  CUDA_HOME, CUDA_PATH        CUDA toolkit root (headers for NVRTC)\n"
          "  CUDA_VISIBLE_DEVICES        the GPUs CUDA shows\n"

@@ -1,5 +1,7 @@
 #include "cujit/array.hpp"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -7,6 +9,7 @@
 
 #include "gpu/driver.hpp"
 #include "fail.hpp"
+#include "api/array.hpp"
 
 namespace cujit {
 
@@ -20,6 +23,35 @@ std::int64_t Shape::size() const {
   std::int64_t s = 1;
   for (int k = 0; k < ndim; ++k) s *= dims[k];
   return s;
+}
+
+std::int64_t checked_size(const Shape& shape) {
+  std::int64_t n = 1;
+  bool zero = false, over = false;
+  for (int k = 0; k < shape.ndim; ++k) {
+    std::int64_t d = shape[k];
+    if (d < 0) return -1;
+    if (d == 0) zero = true;
+    else if (__builtin_mul_overflow(n, d, &n)) over = true;
+  }
+  if (zero) return 0;
+  return over ? -1 : n;
+}
+
+std::size_t checked_nbytes(const Shape& shape, DType dtype, std::string_view what) {
+  for (int k = 0; k < shape.ndim; ++k)
+    if (shape[k] < 0) fail(ErrorCode::Data, "negative extent {} in the shape of {}", shape[k], what);
+  std::int64_t n = checked_size(shape), bytes = 0;
+  // As NumPy, the extents other than 0 must fit too: the rest of cujit
+  // multiplies extents (strides) freely, even for an empty array.
+  std::int64_t nonzero = 1;
+  bool over = n < 0;
+  for (int k = 0; k < shape.ndim && !over; ++k)
+    if (shape[k] > 0) over = __builtin_mul_overflow(nonzero, shape[k], &nonzero);
+  if (over || __builtin_mul_overflow(nonzero, static_cast<std::int64_t>(dtype_size(dtype)), &bytes))
+    fail(ErrorCode::Data, "{} of shape {} and dtype {} is too large (its size in bytes does not fit in 64 bits)", what,
+         to_string(shape), dtype_name(dtype));
+  return static_cast<std::size_t>(n) * dtype_size(dtype);
 }
 
 bool Shape::operator==(const Shape& o) const {
@@ -88,15 +120,21 @@ bool ArrayView::is_c_contiguous() const {
 }
 
 HostArray::HostArray(DType dtype, const Shape& shape) {
-  for (int k = 0; k < shape.ndim; ++k)
-    if (shape[k] < 0) fail(ErrorCode::Data, "negative extent {} in array shape", shape[k]);
+  std::size_t bytes = checked_nbytes(shape, dtype);
   view_.dtype = dtype;
   view_.shape = shape;
   view_.strides = ArrayView::contiguous_strides(shape, dtype);
-  std::size_t bytes = static_cast<std::size_t>(shape.size()) * dtype_size(dtype);
-  std::size_t rounded = ((bytes + 63) / 64) * 64;
-  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+  // Large arrays on 2 MiB boundaries with transparent huge pages asked for, as
+  // NumPy does: a fresh array's first touch then costs one page fault per
+  // 2 MiB instead of one per 4 KiB (half the CPU evaluator's time on x*y + 5).
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const std::size_t align = bytes >= 2 * kHuge ? kHuge : 64;
+  std::size_t rounded = ((bytes + align - 1) / align) * align;
+  void* p = std::aligned_alloc(align, rounded ? rounded : align);
   if (!p) fail(ErrorCode::Data, "out of host memory allocating {} bytes", bytes);
+#ifdef MADV_HUGEPAGE
+  if (align == kHuge) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+#endif
   buffer_ = std::shared_ptr<void>(p, std::free);
   view_.data = p;
 }
@@ -140,11 +178,9 @@ Array::Array(HostArray host) : owner_(host.owner()), view_(host.view()) {
 }
 
 Array Array::empty(DType dtype, const Shape& shape, Device device) {
-  for (int k = 0; k < shape.ndim; ++k)
-    if (shape[k] < 0) fail(ErrorCode::Data, "negative extent {} in array shape", shape[k]);
+  std::size_t bytes = checked_nbytes(shape, dtype);
   if (device.kind == Device::CPU) return Array(HostArray(dtype, shape));
   Array a;
-  std::size_t bytes = static_cast<std::size_t>(shape.size()) * dtype_size(dtype);
   auto buf = std::make_shared<DeviceBuffer>(device.id, bytes);
   a.view_.data = buf->data();
   a.owner_ = std::move(buf);

@@ -19,6 +19,13 @@
 #include "gpu/raw_cuda.hpp"
 #include "api/record.hpp"
 #include "gpu/scratch.hpp"
+#include "gpu/launch.hpp"
+#include "limits.hpp"
+#include "names.hpp"
+#include "lang/parse.hpp"
+#include "gpu/raw_cuda.hpp"
+#include "api/record.hpp"
+#include "gpu/scratch.hpp"
 
 namespace cujit {
 
@@ -30,15 +37,6 @@ struct ParamDecl {
   std::string placeholder;     // otherwise: T, U, ...
   bool raw = false;
 };
-
-bool is_identifier(std::string_view s) {
-  // ASCII only (<cctype> follows the locale: isalpha('\xe9') under Latin-1).
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (s.empty() || !alpha(s[0])) return false;
-  for (char c : s)
-    if (!(alpha(c) || (c >= '0' && c <= '9'))) return false;
-  return true;
-}
 
 std::string trim(std::string_view s) {
   std::size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
@@ -98,10 +96,10 @@ std::vector<ParamDecl> parse_params(const std::string& text, const char* which) 
     }
     if (words.size() != 2)
       fail(ErrorCode::Usage, "{}: '{}' is not a parameter; write TYPE NAME or raw TYPE NAME, e.g. 'float32 x, T y, raw T z'",
-           which, item);
+           which, quoted_text(item));
     const std::string& type = words[0];
     d.name = words[1];
-    if (!is_identifier(d.name)) fail(ErrorCode::Usage, "{}: '{}' is not a valid parameter name", which, d.name);
+    check_name(d.name, fmt::format("{}: parameter", which));
     if (auto t = dtype_from_name(type)) {
       d.dtype = *t;
     } else if (const char* both = ambiguous_type(type)) {
@@ -111,10 +109,11 @@ std::vector<ParamDecl> parse_params(const std::string& text, const char* which) 
            "{}: the type '{}' of '{}' is not a dtype; did you mean '{}'? (a placeholder name must not be this close "
            "to a dtype name)",
            which, type, d.name, near);
-    } else if (is_identifier(type)) {
-      d.placeholder = type;
+    } else if (name_problem(type).empty()) {
+      d.placeholder = type;  // raw CUDA mode pastes it as a typedef name: the name rule keeps that safe
     } else {
-      fail(ErrorCode::Usage, "{}: '{}' is neither a dtype nor a type placeholder (an identifier such as T)", which, type);
+      fail(ErrorCode::Usage, "{}: '{}' is neither a dtype nor a type placeholder (a name such as T: {})", which,
+           quoted_text(type), kNameRule);
     }
     out.push_back(std::move(d));
   }
@@ -323,11 +322,13 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
   m.operation = operation;
   m.in_text = in_params;
   m.out_text = out_params;
-  if (!is_identifier(name) || name.compare(0, 3, "cj_") == 0)
-    fail(ErrorCode::Usage, "kernel name '{}' must be a C identifier that does not start with cj_", name);
+  check_name(name, "kernel name");
   m.ins = parse_params(in_params, "in_params");
   m.outs = parse_params(out_params, "out_params");
   if (m.outs.empty()) fail(ErrorCode::Usage, "kernel '{}': out_params declares no output", name);
+  if (m.ins.size() + m.outs.size() > kMaxParams)
+    fail(ErrorCode::Usage, "kernel '{}': {} parameters are more than the limit of {}", name, m.ins.size() + m.outs.size(),
+         kMaxParams);
   auto names = std::make_shared<std::vector<std::string>>();
   for (const ParamDecl& d : m.outs) names->push_back(d.name);
   m.out_names = std::move(names);
@@ -336,8 +337,9 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
     for (const ParamDecl& d : *list) {
       if (!seen.insert(d.name).second) fail(ErrorCode::Usage, "kernel '{}': parameter '{}' is declared twice", name, d.name);
       if (!d.placeholder.empty()) m.has_placeholder = true;
-      if (m.opt.raw_cuda && (d.name == "i" || d.name == "n" || d.name[0] == '_' || d.name.compare(0, 3, "cj_") == 0))
-        fail(ErrorCode::Usage, "kernel '{}': parameter name '{}' is reserved (i, n, _* and cj_* are cujit's)", name, d.name);
+      if (m.opt.raw_cuda && (d.name == "i" || d.name == "n"))
+        fail(ErrorCode::Usage, "kernel '{}': parameter name '{}' is reserved (i and n are the element index and count)",
+             name, d.name);
     }
   for (const ParamDecl& d : m.outs)
     if (d.raw) fail(ErrorCode::Usage, "kernel '{}': raw outputs are not supported ('{}'); outputs are written element by element", name, d.name);

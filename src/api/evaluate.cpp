@@ -12,6 +12,9 @@
 #include "fail.hpp"
 #include "gpu/launch.hpp"
 #include "lang/lex.hpp"
+#include "gpu/launch.hpp"
+#include "lang/lex.hpp"
+#include "names.hpp"
 
 namespace cujit {
 
@@ -52,6 +55,9 @@ bool NamedArrays::contains(std::string_view name) const {
 
 NamedArrays evaluate(std::string_view source, const std::vector<NamedArg>& inputs,
                                  const EvaluateOptions& options) {
+  // Names first, before any array is copied for them.
+  for (const NamedArg& a : inputs) check_name(a.name, "input");
+  for (const auto& d : options.output_dtypes) check_name(d.first, "output");
   const std::set<std::string> raw = indexed_names(source);
   // Where: the option, else the device of the first device array, else the CPU.
   Device where = Device::cpu();

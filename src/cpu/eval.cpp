@@ -1,289 +1,352 @@
+// The CPU evaluator, blocked as numexpr's virtual machine is: the checked
+// program becomes a list of instructions (eval_loops.hpp) over registers that
+// each hold one chunk of an intermediate value; the output's elements are cut
+// into chunks that stay in cache, and threads of a pool (thread_pool.hpp) run
+// the whole list over one chunk at a time. Every operation's loop is chosen
+// once, when the list is built.
+//
+// Memory: inputs + outputs + per thread a bounded scratch (one chunk per live
+// register, at most 16 bytes an element). Contiguous inputs and outputs are
+// read and written in place; broadcast or strided inputs are gathered a chunk
+// at a time into scratch.
 #include "cpu/eval.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "lang/check.hpp"
-#include "gpu/layout.hpp"
+#include "gpu/codegen.hpp"
+#include "cpu/eval_loops.hpp"
 #include "fail.hpp"
 #include "cpu/ops_host.hpp"
 #include "scalar.hpp"
+#include "cpu/thread_pool.hpp"
 
 namespace cujit {
 
 namespace {
 
 using namespace scalar;
+using cpu::Chunk;
+using cpu::Instr;
+using cpu::Loop;
 
-
-// A chunk of values of one dtype: what every node of the tree evaluates to.
-struct Col {
-  DType t = DType::Bool;
-  std::size_t n = 0;
-  std::vector<unsigned char> data;
-  Col() = default;
-  Col(DType type, std::size_t count) : t(type), n(count), data(count * dtype_size(type)) {}
-  template <class T> T* as() { return reinterpret_cast<T*>(data.data()); }
-  template <class T> const T* as() const { return reinterpret_cast<const T*>(data.data()); }
-};
-
-Col convert(const Col& c, DType to) {
-  if (c.t == to) return c;
-  Col r(to, c.n);
-  visit(c.t, [&](auto from) {
-    using F = decltype(from);
-    visit(to, [&](auto tag) {
-      using T = decltype(tag);
-      const F* x = c.as<F>();
-      T* y = r.as<T>();
-      for (std::size_t k = 0; k < c.n; ++k) y[k] = cast<T>(x[k]);
-    });
-  });
-  return r;
-}
+// Elements per chunk: a few registers of this many float32/float64 values stay
+// in L1/L2 while the instruction list walks them.
+constexpr std::int64_t kChunk = 4096;
+constexpr std::size_t kMaxItem = 16;  // complex128
 
 // 16-bit floats compute in float32 and round once per operation, as NumPy's loops do.
 DType compute_type(DType t) { return is_half(t) ? DType::Float32 : t; }
 
-[[noreturn]] void no_loop(const std::string& what, DType t) {
-  fail(ErrorCode::Internal, "CPU evaluator has no {} loop for {} (a checked program should not get here)", what, dtype_name(t));
-}
+// ---- loops of the evaluator's own instructions (the operations' are in eval_ops.cpp) ----
 
-// The templates' compute types: cj_i64 is long long where std::int64_t is
-// long, and complex values are cj::c64/c128 (std::complex's layout).
-template <class F> decltype(auto) visit_compute(DType t, F&& f) {
-  switch (t) {
-    case DType::Bool: return f(bool{});
-    case DType::Int8: return f(cj_i8{});
-    case DType::Int16: return f(cj_i16{});
-    case DType::Int32: return f(cj_i32{});
-    case DType::Int64: return f(cj_i64{});
-    case DType::UInt8: return f(cj_u8{});
-    case DType::UInt16: return f(cj_u16{});
-    case DType::UInt32: return f(cj_u32{});
-    case DType::UInt64: return f(cj_u64{});
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Complex64: return f(cj::c64{});
-    case DType::Complex128: return f(cj::c128{});
-    default: fail(ErrorCode::Internal, "CPU evaluator: {} is not a compute type", dtype_name(t));
+template <std::size_t S> struct Bytes { unsigned char b[S]; };
+
+// A constant: the instruction's value bytes in every element.
+template <std::size_t S> void fill_loop(const Instr& in, const Chunk& c) {
+  Bytes<S> v;
+  std::memcpy(&v, in.value, S);
+  auto* y = static_cast<Bytes<S>*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) y[k] = v;
+}
+Loop fill_for(std::size_t item) {
+  switch (item) {
+    case 1: return fill_loop<1>;
+    case 2: return fill_loop<2>;
+    case 4: return fill_loop<4>;
+    case 8: return fill_loop<8>;
+    default: return fill_loop<16>;
   }
 }
 
-template <class R> constexpr DType dtype_of() {
-  if constexpr (std::is_same_v<R, bool>) return DType::Bool;
-  else if constexpr (std::is_same_v<R, cj_i8>) return DType::Int8;
-  else if constexpr (std::is_same_v<R, cj_i16>) return DType::Int16;
-  else if constexpr (std::is_same_v<R, cj_i32>) return DType::Int32;
-  else if constexpr (std::is_same_v<R, cj_i64>) return DType::Int64;
-  else if constexpr (std::is_same_v<R, cj_u8>) return DType::UInt8;
-  else if constexpr (std::is_same_v<R, cj_u16>) return DType::UInt16;
-  else if constexpr (std::is_same_v<R, cj_u32>) return DType::UInt32;
-  else if constexpr (std::is_same_v<R, cj_u64>) return DType::UInt64;
-  else if constexpr (std::is_same_v<R, float>) return DType::Float32;
-  else if constexpr (std::is_same_v<R, double>) return DType::Float64;
-  else if constexpr (std::is_same_v<R, cj::c64>) return DType::Complex64;
-  else return DType::Complex128;
+template <std::size_t S> void copy_loop(const Instr& in, const Chunk& c) {
+  std::memcpy(c.reg[in.out], c.reg[in.arg[0]], c.n * S);
+}
+Loop copy_for(std::size_t item) {
+  switch (item) {
+    case 1: return copy_loop<1>;
+    case 2: return copy_loop<2>;
+    case 4: return copy_loop<4>;
+    case 8: return copy_loop<8>;
+    default: return copy_loop<16>;
+  }
 }
 
-// One operation over a chunk: f (an ops.def impl) applied to operands of
-// compute type T, element by element, into r. The operation is chosen once
-// per node (apply_op's switch); this loop is what runs per element.
-template <class T, class F, class... Tag> void run_loop(const Builtin& b, const F& f, const std::vector<Col>& a, Col& r,
-                                                       Tag... tag) {
-  auto result = [&](auto rtag) {
-    using R = decltype(rtag);
-    if (dtype_of<R>() != r.t)
-      fail(ErrorCode::Internal, "CPU evaluator: '{}' returns {}, the loop {}", b.name, dtype_name(dtype_of<R>()), dtype_name(r.t));
-    return r.as<R>();
-  };
-  const std::size_t n = r.n;
-  if (a.size() == 1) {
-    if constexpr (std::is_invocable_v<F, T, Tag...>) {
-      auto* y = result(std::invoke_result_t<F, T, Tag...>{});
-      const T* x = a[0].as<T>();
-      for (std::size_t k = 0; k < n; ++k) y[k] = f(x[k], tag...);
-      return;
+// `i`: the flat index of each element.
+void index_loop(const Instr& in, const Chunk& c) {
+  auto* y = static_cast<std::int64_t*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) y[k] = c.start + static_cast<std::int64_t>(k);
+}
+
+// where(c, x, y): a mask blend on integers of the element's width, branch-free
+// (random conditions would mispredict a branch) so the loop vectorizes.
+template <class U> void select_loop(const Instr& in, const Chunk& c) {
+  const bool* __restrict cond = static_cast<const bool*>(c.reg[in.arg[0]]);
+  const U* __restrict x = static_cast<const U*>(c.reg[in.arg[1]]);
+  const U* __restrict z = static_cast<const U*>(c.reg[in.arg[2]]);
+  U* __restrict y = static_cast<U*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) {
+    U mask = static_cast<U>(U(0) - static_cast<U>(cond[k]));
+    y[k] = static_cast<U>(z[k] ^ ((x[k] ^ z[k]) & mask));
+  }
+}
+struct U128 {
+  std::uint64_t lo, hi;
+};
+template <> void select_loop<U128>(const Instr& in, const Chunk& c) {
+  const bool* cond = static_cast<const bool*>(c.reg[in.arg[0]]);
+  const auto* x = static_cast<const U128*>(c.reg[in.arg[1]]);
+  const auto* z = static_cast<const U128*>(c.reg[in.arg[2]]);
+  auto* y = static_cast<U128*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) y[k] = cond[k] ? x[k] : z[k];
+}
+Loop select_for(std::size_t item) {
+  switch (item) {
+    case 1: return select_loop<std::uint8_t>;
+    case 2: return select_loop<std::uint16_t>;
+    case 4: return select_loop<std::uint32_t>;
+    case 8: return select_loop<std::uint64_t>;
+    default: return select_loop<U128>;
+  }
+}
+
+// A broadcast or strided input, in the outputs' shape with its extent-1 dims
+// dropped and the dims it walks contiguously merged.
+struct Walk {
+  const unsigned char* base = nullptr;
+  int ndim = 0;
+  std::int64_t ext[kMaxDims] = {}, stride[kMaxDims] = {};
+};
+
+// Copies one chunk of the input into its register: the position of the
+// chunk's first element once, then an odometer over the walk's dims.
+template <std::size_t S> void gather_loop(const Instr& in, const Chunk& c) {
+  const Walk& w = *static_cast<const Walk*>(in.info);
+  auto* y = static_cast<Bytes<S>*>(c.reg[in.out]);
+  std::int64_t idx[kMaxDims], off = 0, flat = c.start;
+  const int last = w.ndim - 1;
+  for (int d = last; d >= 0; --d) {
+    idx[d] = flat % w.ext[d];
+    flat /= w.ext[d];
+    off += idx[d] * w.stride[d];
+  }
+  const std::int64_t inner = w.ext[last], step = w.stride[last];
+  for (std::size_t k = 0; k < c.n;) {
+    std::size_t run = std::min<std::size_t>(c.n - k, static_cast<std::size_t>(inner - idx[last]));
+    const unsigned char* src = w.base + off;
+    if (step == 0) {
+      Bytes<S> v;
+      std::memcpy(&v, src, S);
+      for (std::size_t r = 0; r < run; ++r) y[k + r] = v;
+    } else {
+      for (std::size_t r = 0; r < run; ++r) std::memcpy(&y[k + r], src + static_cast<std::int64_t>(r) * step, S);
     }
-  } else if (a.size() == 2) {
-    if constexpr (std::is_invocable_v<F, T, T, Tag...>) {
-      auto* y = result(std::invoke_result_t<F, T, T, Tag...>{});
-      const T* x = a[0].as<T>();
-      const T* z = a[1].as<T>();
-      for (std::size_t k = 0; k < n; ++k) y[k] = f(x[k], z[k], tag...);
-      return;
-    }
-  } else if (a.size() == 3) {
-    if constexpr (std::is_invocable_v<F, T, T, T, Tag...>) {
-      auto* y = result(std::invoke_result_t<F, T, T, T, Tag...>{});
-      const T* x = a[0].as<T>();
-      const T* z = a[1].as<T>();
-      const T* w = a[2].as<T>();
-      for (std::size_t k = 0; k < n; ++k) y[k] = f(x[k], z[k], w[k], tag...);
-      return;
+    k += run;
+    idx[last] += static_cast<std::int64_t>(run);
+    off += static_cast<std::int64_t>(run) * step;
+    if (idx[last] == inner) {
+      off -= inner * step;
+      idx[last] = 0;
+      for (int d = last - 1; d >= 0; --d) {
+        off += w.stride[d];
+        if (++idx[d] < w.ext[d]) break;
+        off -= w.ext[d] * w.stride[d];
+        idx[d] = 0;
+      }
     }
   }
-  no_loop(std::string(b.name), dtype_of<T>());
 }
-
-// Operations with loops of their own for 16-bit floats (flag h) get the tag.
-template <class T, bool kTagged, class F>
-void run_op(const Builtin& b, DType op_type, const F& f, const std::vector<Col>& a, Col& r) {
-  if constexpr (kTagged) {
-    if (op_type == DType::Float16) return run_loop<T>(b, f, a, r, cj::f16_tag{});
-    if (op_type == DType::BFloat16) return run_loop<T>(b, f, a, r, cj::bf16_tag{});
+Loop gather_for(std::size_t item) {
+  switch (item) {
+    case 1: return gather_loop<1>;
+    case 2: return gather_loop<2>;
+    case 4: return gather_loop<4>;
+    case 8: return gather_loop<8>;
+    default: return gather_loop<16>;
   }
-  run_loop<T>(b, f, a, r);
 }
 
-// Applies ops.def's operation `b` to operands already in the compute type of `op_type`.
-void apply_op(const Builtin& b, DType op_type, const std::vector<Col>& a, Col& r) {
-  visit_compute(compute_type(op_type), [&](auto tag) {
-    using T = decltype(tag);
-    switch (b.id) {
-#define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl) \
-  case Op::Id:                                                                           \
-    return run_op<T, std::string_view(flags).find('h') != std::string_view::npos>(                      \
-        b, op_type, [](auto... v) -> decltype(cj::impl(v...)) { return cj::impl(v...); }, a, r);
-#include "lang/ops.def"
-      default: no_loop(std::string(b.name), op_type);
+// x[j] on a raw parameter: by flat C-order position, whatever the strides.
+struct RawIndex {
+  const ArrayView* view;
+  const std::string* name;
+  std::size_t item;
+};
+void raw_index_loop(const Instr& in, const Chunk& c) {
+  const RawIndex& r = *static_cast<const RawIndex*>(in.info);
+  const ArrayView& v = *r.view;
+  const auto* j = static_cast<const std::int64_t*>(c.reg[in.arg[0]]);
+  auto* y = static_cast<unsigned char*>(c.reg[in.out]);
+  const std::int64_t size = v.size();
+  const bool contiguous = v.is_c_contiguous();
+  for (std::size_t q = 0; q < c.n; ++q) {
+    std::int64_t idx = j[q];
+    if (idx < 0 || idx >= size)
+      fail(ErrorCode::Data, "index {} is out of bounds for raw parameter '{}' of size {}", idx, *r.name, size);
+    std::int64_t o = 0;
+    if (contiguous) {
+      o = idx * static_cast<std::int64_t>(r.item);
+    } else {
+      for (int d = v.shape.ndim - 1; d >= 0; --d) {
+        o += (idx % v.shape[d]) * v.strides[d];
+        idx /= v.shape[d];
+      }
     }
-  });
+    std::memcpy(y + q * r.item, static_cast<const unsigned char*>(v.data) + o, r.item);
+  }
+}
+
+// A weak scalar parameter must fit the integer type it meets, as a literal must at check time.
+template <class T, DType D> void weak_fit_loop(const Instr& in, const Chunk& c) {
+  const auto* x = static_cast<const std::int64_t*>(c.reg[in.arg[0]]);
+  for (std::size_t k = 0; k < c.n; ++k) {
+    bool ok;
+    if constexpr (std::is_signed_v<T>) ok = x[k] >= std::numeric_limits<T>::min() && x[k] <= std::numeric_limits<T>::max();
+    else ok = x[k] >= 0 && static_cast<std::uint64_t>(x[k]) <= std::numeric_limits<T>::max();
+    if (!ok) fail(ErrorCode::Data, "scalar value {} does not fit in {}", x[k], dtype_name(D));
+  }
 }
 
 // int64 against uint64: NumPy compares the values exactly, with no common dtype.
-template <class A, class B> bool mixed_compare(Op op, A a, B b) {
+template <class A, class B, Op op> void mixed_compare_loop(const Instr& in, const Chunk& c) {
+  const auto* x = static_cast<const A*>(c.reg[in.arg[0]]);
+  const auto* z = static_cast<const B*>(c.reg[in.arg[1]]);
+  auto* y = static_cast<bool*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) {
+    if constexpr (op == Op::Lt) y[k] = cj::cmp_lt(x[k], z[k]);
+    else if constexpr (op == Op::Le) y[k] = cj::cmp_le(x[k], z[k]);
+    else if constexpr (op == Op::Gt) y[k] = cj::cmp_gt(x[k], z[k]);
+    else if constexpr (op == Op::Ge) y[k] = cj::cmp_ge(x[k], z[k]);
+    else if constexpr (op == Op::Eq) y[k] = cj::cmp_eq(x[k], z[k]);
+    else y[k] = cj::cmp_ne(x[k], z[k]);
+  }
+}
+template <class A, class B> Loop mixed_compare_for(Op op) {
   switch (op) {
-    case Op::Lt: return cj::cmp_lt(a, b);
-    case Op::Le: return cj::cmp_le(a, b);
-    case Op::Gt: return cj::cmp_gt(a, b);
-    case Op::Ge: return cj::cmp_ge(a, b);
-    case Op::Eq: return cj::cmp_eq(a, b);
-    default: return cj::cmp_ne(a, b);
+    case Op::Lt: return mixed_compare_loop<A, B, Op::Lt>;
+    case Op::Le: return mixed_compare_loop<A, B, Op::Le>;
+    case Op::Gt: return mixed_compare_loop<A, B, Op::Gt>;
+    case Op::Ge: return mixed_compare_loop<A, B, Op::Ge>;
+    case Op::Eq: return mixed_compare_loop<A, B, Op::Eq>;
+    default: return mixed_compare_loop<A, B, Op::Ne>;
   }
 }
 
-class Evaluator {
- public:
-  Evaluator(const Program& p, const std::vector<Input>& in) : p_(p), in_(in) {}
+// ---- the plan: instructions over registers ----
 
-  std::vector<Output> run(const Shape* given) {
-    Shape shape = output_shape(broadcast_shape(), given);
-    std::vector<Output> outs;
-    for (const Var& v : p_.outputs) outs.push_back({v.name, HostArray(v.dtype, shape)});
-    total_ = shape.size();
-    offsets_.resize(in_.size());
-    constexpr std::int64_t kChunk = 4096;
-    for (std::int64_t start = 0; start < total_; start += kChunk) {
-      std::int64_t len = std::min(kChunk, total_ - start);
-      start_ = start;
-      len_ = static_cast<std::size_t>(len);
-      gather_offsets(shape);
-      locals_.assign(p_.locals.size(), Col());
-      outputs_.assign(p_.outputs.size(), Col());
-      for (const Stmt& s : p_.ast.stmts) {
-        const Var& v = s.sym == Sym::Local ? p_.locals[static_cast<std::size_t>(s.slot)] : p_.outputs[static_cast<std::size_t>(s.slot)];
-        Col c = convert(eval(*s.expr), v.dtype);
-        (s.sym == Sym::Local ? locals_ : outputs_)[static_cast<std::size_t>(s.slot)] = std::move(c);
-      }
-      for (std::size_t k = 0; k < outs.size(); ++k) {
-        std::size_t item = dtype_size(outs[k].array.dtype());
-        std::memcpy(static_cast<unsigned char*>(outs[k].array.data()) + static_cast<std::size_t>(start) * item,
-                    outputs_[k].data.data(), len_ * item);
+struct Reg {
+  enum Kind { Scratch, Const, In, Out } kind = Scratch;
+  DType t = DType::Bool;
+  unsigned char* base = nullptr;  // In, Out: the array; a chunk starts at base + start * itemsize
+  std::int64_t item = 0;
+  int buf = -1;                   // Scratch, Const: the per-thread buffer
+};
+
+// A value the planner holds: its register, dtype, and whether it is the same
+// in every chunk (then it is computed once per thread, not per chunk).
+struct Val {
+  int reg = -1;
+  DType t = DType::Bool;
+  bool constant = false;
+};
+
+struct Plan {
+  std::vector<Reg> regs;
+  std::vector<Instr> setup;  // constants, run once per thread over a whole chunk
+  std::vector<Instr> body;   // run per chunk
+  std::vector<std::size_t> buf_bytes;  // per buffer: bytes for one chunk
+  std::vector<std::unique_ptr<Walk>> walks;
+  std::vector<std::unique_ptr<RawIndex>> raws;
+};
+
+class Planner {
+ public:
+  Planner(const Program& p, const std::vector<Input>& in, const Shape& shape, std::vector<Output>& outs, Plan& plan)
+      : p_(p), in_(in), shape_(shape), outs_(outs), plan_(plan), input_val_(in.size()),
+        locals_(p.locals.size()), outputs_(p.outputs.size()) {}
+
+  void run() {
+    for (const Stmt& s : p_.ast.stmts) {
+      const Var& v = s.sym == Sym::Local ? p_.locals[static_cast<std::size_t>(s.slot)] : p_.outputs[static_cast<std::size_t>(s.slot)];
+      Val x = convert(eval(*s.expr), v.dtype);
+      (s.sym == Sym::Local ? locals_ : outputs_)[static_cast<std::size_t>(s.slot)] = x;
+    }
+    // Each output's last value goes to its array: the instruction that makes it
+    // writes there directly when it can, else a copy does.
+    std::vector<bool> placed(plan_.regs.size(), false);
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      Val v = outputs_[k];
+      if (v.reg < 0) fail(ErrorCode::Internal, "CPU evaluator: output '{}' is never assigned", p_.outputs[k].name);
+      Reg& r = plan_.regs[static_cast<std::size_t>(v.reg)];
+      unsigned char* base = static_cast<unsigned char*>(outs_[k].array.data());
+      if (r.kind == Reg::Scratch && !placed[static_cast<std::size_t>(v.reg)]) {
+        r.kind = Reg::Out;
+        r.base = base;
+        placed[static_cast<std::size_t>(v.reg)] = true;
+      } else {
+        int o = new_reg(v.t, Reg::Out);
+        plan_.regs[static_cast<std::size_t>(o)].base = base;
+        Instr in;
+        in.loop = copy_for(dtype_size(v.t));
+        in.out = o;
+        in.arg[0] = v.reg;
+        instrs_.push_back(in);
       }
     }
-    return outs;
+    allocate();
   }
 
  private:
-  // NumPy broadcasting over the array inputs (not weak scalars, not raw arrays).
-  Shape broadcast_shape() {
-    Shape s;
-    for (std::size_t k = 0; k < in_.size(); ++k) {
-      const Param& q = p_.inputs[k];
-      if (q.weak || q.raw) continue;
-      const Shape& t = in_[k].view.shape;
-      s = broadcast_input(s, t, q.name);
-    }
-    return s;
+  int new_reg(DType t, Reg::Kind kind) {
+    Reg r;
+    r.kind = kind;
+    r.t = t;
+    r.item = static_cast<std::int64_t>(dtype_size(t));
+    plan_.regs.push_back(r);
+    return static_cast<int>(plan_.regs.size() - 1);
   }
 
-
-
-  // Byte offset of each element of the chunk in each broadcast input.
-  void gather_offsets(const Shape& shape) {
-    for (std::size_t k = 0; k < in_.size(); ++k) {
-      const Param& q = p_.inputs[k];
-      auto& off = offsets_[k];
-      off.assign(len_, 0);
-      if (q.weak || q.raw) continue;
-      const ArrayView& v = in_[k].view;
-      int shift = shape.ndim - v.shape.ndim;
-      for (std::size_t j = 0; j < len_; ++j) {
-        std::int64_t flat = start_ + static_cast<std::int64_t>(j), o = 0;
-        for (int d = shape.ndim - 1; d >= 0; --d) {
-          std::int64_t idx = flat % shape[d];
-          flat /= shape[d];
-          int dv = d - shift;
-          if (dv >= 0 && v.shape[dv] != 1) o += idx * v.strides[dv];
-        }
-        off[j] = o;
-      }
-    }
+  // Appends an instruction writing a new register of dtype t; constant when
+  // all its operands are, it cannot fail and its values do not vary by chunk.
+  enum Kind { Pure, Varies, CanFail };
+  Val emit(Loop loop, DType t, std::initializer_list<Val> args, const void* info = nullptr, Kind kind = Pure) {
+    bool constant = kind == Pure;
+    for (const Val& a : args) constant = constant && a.constant;
+    Instr in;
+    in.loop = loop;
+    in.info = info;
+    int k = 0;
+    for (const Val& a : args) in.arg[k++] = a.reg;
+    in.out = new_reg(t, constant ? Reg::Const : Reg::Scratch);
+    instrs_.push_back(in);
+    return Val{in.out, t, constant};
   }
 
-  Col input(const Expr& e) {
-    std::size_t k = static_cast<std::size_t>(e.slot);
-    const ArrayView& v = in_[k].view;
-    Col c(v.dtype, len_);
-    std::size_t item = dtype_size(v.dtype);
-    const unsigned char* base = static_cast<const unsigned char*>(v.data);
-    for (std::size_t j = 0; j < len_; ++j) std::memcpy(c.data.data() + j * item, base + offsets_[k][j], item);
-    return c;
+  Val fill(DType t, const void* bytes) {
+    Instr in;
+    in.loop = fill_for(dtype_size(t));
+    std::memcpy(in.value, bytes, dtype_size(t));
+    in.out = new_reg(t, Reg::Const);
+    instrs_.push_back(in);
+    return Val{in.out, t, true};
+  }
+  Val fill_i64(std::int64_t v) { return fill(DType::Int64, &v); }
+
+  Val convert(Val v, DType to) {
+    if (v.t == to) return v;
+    return emit(cpu::convert_loop(v.t, to), to, {v});
   }
 
-  Col literal(const Expr& e) {
-    const Value& v = e.value;
-    DType t = v.big ? DType::UInt64 : e.type;
-    Col c(t, len_);
-    visit(t, [&](auto tag) {
-      using T = decltype(tag);
-      T x;
-      if (v.kind == Value::Bool) x = cast<T>(v.b);
-      else if (v.kind == Value::Int) x = v.big ? cast<T>(v.u) : cast<T>(v.i);
-      else if (v.kind == Value::Float) x = cast<T>(v.f);
-      else x = cast<T>(v.c);
-      T* y = c.as<T>();
-      for (std::size_t j = 0; j < len_; ++j) y[j] = x;
-    });
-    return c;
-  }
-
-  // Converts an operand to the dtype its operation computes in. A weak scalar
-  // parameter must fit an integer type, as a literal must at check time.
-  Col operand(const Expr& a, DType to) {
-    Col c = eval(a);
-    if (a.weak && !a.folded && is_integer(to) && c.t == DType::Int64) {
-      for (std::size_t j = 0; j < c.n; ++j) {
-        std::int64_t x = c.as<std::int64_t>()[j];
-        bool ok = visit(to, [&](auto tag) {
-          using T = decltype(tag);
-          if constexpr (is_int_v<T>) {
-            if constexpr (std::is_signed_v<T>) return x >= std::numeric_limits<T>::min() && x <= std::numeric_limits<T>::max();
-            else return x >= 0 && static_cast<std::uint64_t>(x) <= std::numeric_limits<T>::max();
-          } else {
-            return true;
-          }
-        });
-        if (!ok) fail(ErrorCode::Data, "scalar value {} does not fit in {}", x, dtype_name(to));
-      }
-    }
-    // A weak float meets a 16-bit float operand as NumPy does: rounded to that type first.
-    if (is_half(to) && c.t != to) c = convert(c, to);
-    return convert(c, compute_type(to));
-  }
-
-  Col eval(const Expr& e) {
+  Val eval(const Expr& e) {
     switch (e.kind) {
       case Expr::Literal: return literal(e);
       case Expr::Name: return name(e);
@@ -293,127 +356,320 @@ class Evaluator {
       case Expr::Call: return call(e);
       case Expr::Index: return index(e);
     }
-    return Col();
+    fail(ErrorCode::Internal, "CPU evaluator: unknown expression kind");
   }
 
-  Col name(const Expr& e) {
+  Val literal(const Expr& e) {
+    const Value& v = e.value;
+    DType t = v.big ? DType::UInt64 : e.type;
+    alignas(16) unsigned char bytes[kMaxItem] = {};
+    visit(t, [&](auto tag) {
+      using T = decltype(tag);
+      T x;
+      if (v.kind == Value::Bool) x = cast<T>(v.b);
+      else if (v.kind == Value::Int) x = v.big ? cast<T>(v.u) : cast<T>(v.i);
+      else if (v.kind == Value::Float) x = cast<T>(v.f);
+      else x = cast<T>(v.c);
+      std::memcpy(bytes, &x, sizeof x);
+    });
+    return fill(t, bytes);
+  }
+
+  Val name(const Expr& e) {
     switch (e.sym) {
-      case Sym::Input: return input(e);
-      case Sym::Local: return locals_[static_cast<std::size_t>(e.slot)];
-      case Sym::Output: return outputs_[static_cast<std::size_t>(e.slot)];
-      case Sym::Index: {
-        Col c(DType::Int64, len_);
-        for (std::size_t j = 0; j < len_; ++j) c.as<std::int64_t>()[j] = start_ + static_cast<std::int64_t>(j);
-        return c;
-      }
-      case Sym::Count: {
-        Col c(DType::Int64, len_);
-        for (std::size_t j = 0; j < len_; ++j) c.as<std::int64_t>()[j] = total_;
-        return c;
-      }
+      case Sym::Input: return input(static_cast<std::size_t>(e.slot));
+      case Sym::Local: return bound(locals_[static_cast<std::size_t>(e.slot)], e.name);
+      case Sym::Output: return bound(outputs_[static_cast<std::size_t>(e.slot)], e.name);
+      case Sym::Index: return emit(index_loop, DType::Int64, {}, nullptr, Varies);
+      case Sym::Count: return fill_i64(shape_.size());
       default: return literal(e);
+    }
+  }
+
+  Val bound(Val v, const std::string& name) {
+    if (v.reg < 0) fail(ErrorCode::Internal, "CPU evaluator: '{}' is read before it is assigned", name);
+    return v;
+  }
+
+  // An input in the outputs' shape: in place when it is walked contiguously,
+  // a constant when it broadcasts one element, else gathered per chunk.
+  // Weak and raw parameters read as their first element.
+  Val input(std::size_t k) {
+    if (input_val_[k].reg >= 0) return input_val_[k];
+    const Param& q = p_.inputs[k];
+    const ArrayView& v = in_[k].view;
+    const std::size_t item = dtype_size(v.dtype);
+    auto walk = std::make_unique<Walk>();
+    walk->base = static_cast<const unsigned char*>(v.data);
+    if (!q.weak && !q.raw) {
+      const int shift = shape_.ndim - v.shape.ndim;
+      for (int d = 0; d < shape_.ndim; ++d) {
+        const int dv = d - shift;
+        const std::int64_t stride = dv >= 0 && v.shape[dv] != 1 ? v.strides[dv] : 0;
+        if (shape_[d] == 1) continue;
+        if (walk->ndim > 0 && walk->stride[walk->ndim - 1] == stride * shape_[d]) {
+          walk->ext[walk->ndim - 1] *= shape_[d];
+          walk->stride[walk->ndim - 1] = stride;
+        } else {
+          walk->ext[walk->ndim] = shape_[d];
+          walk->stride[walk->ndim] = stride;
+          ++walk->ndim;
+        }
+      }
+      // Trailing broadcast dims: drop them when every dim broadcasts.
+      bool all_zero = true;
+      for (int d = 0; d < walk->ndim; ++d) all_zero = all_zero && walk->stride[d] == 0;
+      if (all_zero) walk->ndim = 0;
+    }
+    Val r;
+    if (walk->ndim == 0) {
+      r = fill(v.dtype, v.data);
+    } else if (walk->ndim == 1 && walk->stride[0] == static_cast<std::int64_t>(item)) {
+      int reg = new_reg(v.dtype, Reg::In);
+      plan_.regs[static_cast<std::size_t>(reg)].base = const_cast<unsigned char*>(walk->base);
+      r = Val{reg, v.dtype, false};
+    } else {
+      plan_.walks.push_back(std::move(walk));
+      r = emit(gather_for(item), v.dtype, {}, plan_.walks.back().get(), Varies);
+    }
+    return input_val_[k] = r;
+  }
+
+  // Converts an operand to the dtype its operation computes in.
+  Val operand(const Expr& a, DType to) {
+    Val c = eval(a);
+    if (a.weak && !a.folded && is_integer(to) && c.t == DType::Int64) {
+      Instr in;
+      in.loop = weak_fit_for(to);
+      in.arg[0] = c.reg;
+      if (in.loop) instrs_.push_back(in);
+    }
+    // A weak float meets a 16-bit float operand as NumPy does: rounded to that type first.
+    if (is_half(to) && c.t != to) c = convert(c, to);
+    return convert(c, compute_type(to));
+  }
+
+  static Loop weak_fit_for(DType to) {
+    switch (to) {
+      case DType::Int8: return weak_fit_loop<std::int8_t, DType::Int8>;
+      case DType::Int16: return weak_fit_loop<std::int16_t, DType::Int16>;
+      case DType::Int32: return weak_fit_loop<std::int32_t, DType::Int32>;
+      case DType::UInt8: return weak_fit_loop<std::uint8_t, DType::UInt8>;
+      case DType::UInt16: return weak_fit_loop<std::uint16_t, DType::UInt16>;
+      case DType::UInt32: return weak_fit_loop<std::uint32_t, DType::UInt32>;
+      case DType::UInt64: return weak_fit_loop<std::uint64_t, DType::UInt64>;
+      default: return nullptr;  // int64 holds every int64
     }
   }
 
   static bool is_cmp(Op op) { return op >= Op::Lt && op <= Op::Ne; }
 
-  Col binary_op(const Expr& e) {
+  Val binary_op(const Expr& e) {
     // A literal above INT64_MAX is held as uint64 (see literal()).
     auto held = [](const Expr& a) { return a.folded && a.value.big ? DType::UInt64 : a.type; };
     DType ta = held(*e.args[0]), tb = held(*e.args[1]);
-    // int64 against uint64: NumPy compares exactly, with no common dtype.
     if (is_cmp(e.op) && is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
         (ta == DType::UInt64 || tb == DType::UInt64)) {
-      Col a = convert(eval(*e.args[0]), is_signed_int(ta) ? DType::Int64 : DType::UInt64);
-      Col b = convert(eval(*e.args[1]), is_signed_int(tb) ? DType::Int64 : DType::UInt64);
-      Col r(DType::Bool, len_);
-      bool* y = r.as<bool>();
-      if (is_signed_int(ta)) {
-        const cj_i64* x = a.as<cj_i64>();
-        const cj_u64* z = b.as<cj_u64>();
-        for (std::size_t j = 0; j < len_; ++j) y[j] = mixed_compare(e.op, x[j], z[j]);
-      } else {
-        const cj_u64* x = a.as<cj_u64>();
-        const cj_i64* z = b.as<cj_i64>();
-        for (std::size_t j = 0; j < len_; ++j) y[j] = mixed_compare(e.op, x[j], z[j]);
-      }
-      return r;
+      Val a = convert(eval(*e.args[0]), is_signed_int(ta) ? DType::Int64 : DType::UInt64);
+      Val b = convert(eval(*e.args[1]), is_signed_int(tb) ? DType::Int64 : DType::UInt64);
+      Loop loop = is_signed_int(ta) ? mixed_compare_for<cj_i64, cj_u64>(e.op) : mixed_compare_for<cj_u64, cj_i64>(e.op);
+      return emit(loop, DType::Bool, {a, b});
     }
     return apply(e);
   }
 
-  // An operation of ops.def: operands converted to its loop's type, the
-  // template function applied, the result converted to the expression's dtype.
-  Col apply(const Expr& e) {
+  // An operation of ops.def: operands converted to its loop's type, the loop,
+  // the result converted to the expression's dtype.
+  Val apply(const Expr& e) {
     const Builtin& b = *e.builtin;
-    std::vector<Col> args;
+    std::vector<Val> args;
     for (auto& a : e.args) args.push_back(operand(*a, e.op_type));
-    Col r(compute_type(b.loop_result(e.op_type)), len_);
-    apply_op(b, e.op_type, args, r);
+    DType want = compute_type(b.loop_result(e.op_type)), wrote = want;
+    Loop loop = cpu::op_loop(b, e.op_type, static_cast<int>(args.size()), wrote);
+    if (!loop)
+      fail(ErrorCode::Internal, "CPU evaluator has no {} loop for {} (a checked program should not get here)", b.name,
+           dtype_name(e.op_type));
+    if (wrote != want)
+      fail(ErrorCode::Internal, "CPU evaluator: '{}' returns {}, the loop {}", b.name, dtype_name(wrote), dtype_name(want));
+    Val r;
+    if (args.size() == 1) r = emit(loop, want, {args[0]});
+    else if (args.size() == 2) r = emit(loop, want, {args[0], args[1]});
+    else r = emit(loop, want, {args[0], args[1], args[2]});
     return convert(r, e.type);
   }
 
-  Col select(const Expr& e, const Expr& c, const Expr& a, const Expr& b) {
-    Col cond = convert(eval(c), DType::Bool);
-    Col x = operand(a, e.op_type), y = operand(b, e.op_type);
-    Col r(x.t, len_);
-    std::size_t item = dtype_size(x.t);
-    for (std::size_t j = 0; j < len_; ++j)
-      std::memcpy(r.data.data() + j * item, (cond.as<bool>()[j] ? x : y).data.data() + j * item, item);
+  Val select(const Expr& e, const Expr& c, const Expr& a, const Expr& b) {
+    Val cond = convert(eval(c), DType::Bool);
+    Val x = operand(a, e.op_type), y = operand(b, e.op_type);
+    Val r = emit(select_for(dtype_size(x.t)), x.t, {cond, x, y});
     return convert(r, e.type);
   }
 
-  Col call(const Expr& e) {
+  Val call(const Expr& e) {
     const Builtin& b = *e.builtin;
     switch (b.special) {
       case Special::Cast: return convert(eval(*e.args[0]), e.type);
-      case Special::Size: {
-        Col c(DType::Int64, len_);
-        std::int64_t s = in_[static_cast<std::size_t>(e.args[0]->slot)].view.size();
-        for (std::size_t j = 0; j < len_; ++j) c.as<std::int64_t>()[j] = s;
-        return c;
-      }
+      case Special::Size: return fill_i64(in_[static_cast<std::size_t>(e.args[0]->slot)].view.size());
       case Special::Where: return select(e, *e.args[0], *e.args[1], *e.args[2]);
       default: return apply(e);
     }
   }
 
-  Col index(const Expr& e) {
+  Val index(const Expr& e) {
     std::size_t k = static_cast<std::size_t>(e.args[0]->slot);
     const ArrayView& v = in_[k].view;
-    Col j = convert(eval(*e.args[1]), DType::Int64);
-    Col c(v.dtype, len_);
-    std::size_t item = dtype_size(v.dtype);
-    std::int64_t size = v.size();
-    for (std::size_t q = 0; q < len_; ++q) {
-      std::int64_t idx = j.as<std::int64_t>()[q];
-      if (idx < 0 || idx >= size)
-        fail(ErrorCode::Data, "index {} is out of bounds for raw parameter '{}' of size {}", idx, p_.inputs[k].name, size);
-      // Raw indexing is by flat C-order position, whatever the strides.
-      std::int64_t flat = idx, o = 0;
-      for (int d = v.shape.ndim - 1; d >= 0; --d) {
-        o += (flat % v.shape[d]) * v.strides[d];
-        flat /= v.shape[d];
-      }
-      std::memcpy(c.data.data() + q * item, static_cast<const unsigned char*>(v.data) + o, item);
+    Val j = convert(eval(*e.args[1]), DType::Int64);
+    plan_.raws.push_back(std::make_unique<RawIndex>(RawIndex{&v, &p_.inputs[k].name, dtype_size(v.dtype)}));
+    return emit(raw_index_loop, v.dtype, {j}, plan_.raws.back().get(), CanFail);
+  }
+
+  // Splits the instructions into the once-per-thread setup and the per-chunk
+  // body, and gives the body's scratch registers buffers: a buffer is reused
+  // once its register's last reader has run (never by that reader's own
+  // output, so no loop writes over an operand it reads).
+  void allocate() {
+    std::vector<std::size_t> last(plan_.regs.size(), 0);
+    std::vector<Instr> body;
+    for (Instr& in : instrs_) {
+      bool setup = in.out >= 0 && plan_.regs[static_cast<std::size_t>(in.out)].kind == Reg::Const;
+      (setup ? plan_.setup : body).push_back(in);
     }
-    return c;
+    for (std::size_t j = 0; j < body.size(); ++j)
+      for (int a : body[j].arg)
+        if (a >= 0) last[static_cast<std::size_t>(a)] = j;
+    for (std::size_t r = 0; r < plan_.regs.size(); ++r) {
+      Reg& g = plan_.regs[r];
+      if (g.kind == Reg::Const) {
+        g.buf = static_cast<int>(plan_.buf_bytes.size());
+        plan_.buf_bytes.push_back(dtype_size(g.t) * kChunk);
+      }
+    }
+    std::vector<int> free_bufs;
+    std::vector<std::vector<int>> release(body.size());
+    for (std::size_t j = 0; j < body.size(); ++j) {
+      Instr& in = body[j];
+      if (in.out >= 0) {
+        Reg& g = plan_.regs[static_cast<std::size_t>(in.out)];
+        if (g.kind == Reg::Scratch) {
+          if (free_bufs.empty()) {
+            g.buf = static_cast<int>(plan_.buf_bytes.size());
+            plan_.buf_bytes.push_back(0);
+          } else {
+            g.buf = free_bufs.back();
+            free_bufs.pop_back();
+          }
+          std::size_t& bytes = plan_.buf_bytes[static_cast<std::size_t>(g.buf)];
+          bytes = std::max(bytes, dtype_size(g.t) * kChunk);
+          // A value no one reads is freed after its own instruction.
+          std::size_t end = std::max(last[static_cast<std::size_t>(in.out)], j);
+          release[end].push_back(g.buf);
+        }
+      }
+      for (int b : release[j]) free_bufs.push_back(b);
+    }
+    plan_.body = std::move(body);
   }
 
   const Program& p_;
   const std::vector<Input>& in_;
-  std::int64_t total_ = 0, start_ = 0;
-  std::size_t len_ = 0;
-  std::vector<std::vector<std::int64_t>> offsets_;
-  std::vector<Col> locals_, outputs_;
+  const Shape& shape_;
+  std::vector<Output>& outs_;
+  Plan& plan_;
+  std::vector<Instr> instrs_;
+  std::vector<Val> input_val_, locals_, outputs_;
+};
+
+// One thread's registers and scratch.
+struct FreeDeleter {
+  void operator()(unsigned char* p) const { std::free(p); }
+};
+
+struct Frame {
+  std::vector<void*> reg;
+  std::vector<std::unique_ptr<unsigned char, FreeDeleter>> bufs;
+  bool ready = false;
+
+  void prepare(const Plan& plan) {
+    bufs.resize(plan.buf_bytes.size());
+    for (std::size_t b = 0; b < bufs.size(); ++b) {
+      auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, (plan.buf_bytes[b] + 63) / 64 * 64));
+      if (!p) throw std::bad_alloc();
+      bufs[b].reset(p);
+    }
+    reg.assign(plan.regs.size(), nullptr);
+    for (std::size_t r = 0; r < plan.regs.size(); ++r)
+      if (plan.regs[r].buf >= 0) reg[r] = bufs[static_cast<std::size_t>(plan.regs[r].buf)].get();
+    Chunk c{reg.data(), static_cast<std::size_t>(kChunk), 0};
+    for (const Instr& in : plan.setup) in.loop(in, c);
+    ready = true;
+  }
+
+  void run(const Plan& plan, std::int64_t start, std::size_t n) {
+    for (std::size_t r = 0; r < plan.regs.size(); ++r) {
+      const Reg& g = plan.regs[r];
+      if (g.kind == Reg::In || g.kind == Reg::Out) reg[r] = g.base + start * g.item;
+    }
+    Chunk c{reg.data(), n, start};
+    for (const Instr& in : plan.body) in.loop(in, c);
+  }
 };
 
 }  // namespace
 
-std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>& inputs, const Shape* shape) {
+std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>& inputs, const Shape* given,
+                                     const CpuOptions& options) {
   if (inputs.size() != p.inputs.size())
     fail(ErrorCode::Usage, "the program has {} parameters but {} inputs were given", p.inputs.size(), inputs.size());
-  return Evaluator(p, inputs).run(shape);
+  // NumPy broadcasting over the array inputs (not weak scalars, not raw arrays).
+  Shape shape;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    if (q.weak || q.raw) continue;
+    shape = broadcast_input(shape, inputs[k].view.shape, q.name);
+  }
+  if (given) {
+    if (!broadcasts_to(shape, *given))
+      fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*given),
+           to_string(shape));
+    shape = *given;
+  }
+  std::vector<Output> outs;
+  for (const Var& v : p.outputs) outs.push_back({v.name, HostArray(v.dtype, shape)});
+  const std::int64_t total = shape.size();
+  if (total == 0) return outs;
+
+  Plan plan;
+  Planner(p, inputs, shape, outs, plan).run();
+
+  const std::int64_t tasks = (total + kChunk - 1) / kChunk;
+  int threads = options.threads > 0 ? options.threads : cpu_threads();
+  threads = static_cast<int>(std::min<std::int64_t>(threads, tasks));
+  std::vector<Frame> frames(static_cast<std::size_t>(threads));
+  // The error of the lowest failing chunk is the one a sequential run reports.
+  std::mutex failed_mu;
+  std::atomic<std::int64_t> failed_at{std::numeric_limits<std::int64_t>::max()};
+  std::exception_ptr failure;
+  std::atomic<std::int64_t> done{0};
+  parallel_tasks(tasks, threads, [&](int worker, std::int64_t task) {
+    if (task > failed_at.load(std::memory_order_relaxed)) return;
+    try {
+      Frame& f = frames[static_cast<std::size_t>(worker)];
+      if (!f.ready) f.prepare(plan);
+      std::int64_t start = task * kChunk;
+      f.run(plan, start, static_cast<std::size_t>(std::min(kChunk, total - start)));
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failed_mu);
+      if (task < failed_at.load()) {
+        failed_at.store(task);
+        failure = std::current_exception();
+      }
+    }
+    std::int64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (worker == 0 && options.progress) options.progress(d * kChunk < total ? d * kChunk : total, total);
+  });
+  if (failure) std::rethrow_exception(failure);
+  if (options.progress) options.progress(total, total);
+  return outs;
 }
 
 std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
@@ -427,7 +683,9 @@ std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Inpu
       fail(ErrorCode::Usage, "weak input '{}' must be a 0-d int64, float64, complex128 or bool", in.name);
     params.push_back(Param{in.name, in.view.dtype, in.weak, in.raw});
   }
-  Program p = compile_program(source, params, outputs);
+  std::vector<OutputDecl> decl;
+  for (const OutputSpec& o : outputs) decl.push_back(OutputDecl{o.name, o.dtype});
+  Program p = compile_program(source, params, decl);
   return evaluate_program(p, inputs);
 }
 

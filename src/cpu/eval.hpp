@@ -2,6 +2,8 @@
 // semantics. It is the reference for every GPU test and the engine behind
 // `jitrun --device cpu`.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,10 +35,18 @@ struct Output {
 std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
                                  const std::vector<OutputSpec>& outputs = {});
 
+struct CpuOptions {
+  int threads = 0;  // 0: cpu_threads() (thread_pool.hpp)
+  // Called now and then from the calling thread with the elements done so
+  // far, and once with done == total at the end (e.g. jitrun's progress line).
+  // It must not throw.
+  std::function<void(std::int64_t done, std::int64_t total)> progress;
+};
+
 // Runs an already checked program (the inputs in the order of its parameters).
 // `shape`, when given, is the shape of the outputs; otherwise the broadcast
 // shape of the array inputs (0-d when there is none).
 std::vector<Output> evaluate_program(const Program& program, const std::vector<Input>& inputs,
-                                     const Shape* shape = nullptr);
+                                     const Shape* shape = nullptr, const CpuOptions& options = {});
 
 }  // namespace cujit

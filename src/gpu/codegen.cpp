@@ -17,6 +17,7 @@
 #include "lang/check.hpp"
 #include "cujit/array.hpp"
 #include "fail.hpp"
+#include "names.hpp"
 #include "scalar.hpp"
 #include "gpu/templates.hpp"
 
@@ -133,13 +134,16 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return s;
 }
 
-// Comments carry user text: keep it on one line and free of line splices.
+// Comments carry user text: keep it on one line and free of line splices,
+// including the trigraph `??/` (a backslash before C++17, should a user's
+// NVRTC options ask for an older standard).
 std::string comment_text(std::string_view s) {
   std::string out;
   for (char c : s) {
     if (c == '\n' || c == '\r' || c == '\t') out += ' ';
     else if (c == '\\') out += '/';
     else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) out += '?';
+    else if (c == '?' && !out.empty() && out.back() == '?') out += " ?";
     else out += c;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
@@ -385,13 +389,6 @@ class BodyGen {
   std::vector<std::string> lines_;
 };
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
-
 // Whether a program can record a failure at run time: raw indexing, or a weak
 // integer that must fit an operation's integer type. (The generator decides
 // the same thing while it writes the body.)
@@ -461,9 +458,17 @@ std::string kernel_error_message(const Program& p, const std::int64_t err[4]) {
   return fmt::format("kernel reported unknown failure {}", err[0]);
 }
 
+void check_source_names(const Program& p, const std::string& kernel_name) {
+  // The only user text the source holds besides numbers cujit printed: names,
+  // each checked here once more, whatever way in checked it first.
+  check_name(kernel_name, "kernel name");
+  for (const Param& q : p.inputs) check_name(q.name, "input");
+  for (const Var& v : p.outputs) check_name(v.name, "output");
+  for (const Var& v : p.locals) check_name(v.name, "local");
+}
+
 std::string generate_source(const Program& p, const KernelLayout& l, const std::string& kernel_name) {
-  if (!is_identifier(kernel_name) || kernel_name.compare(0, 3, "cj_") == 0)
-    fail(ErrorCode::Internal, "kernel name '{}' is not a C identifier outside cujit's cj_ names", kernel_name);
+  check_source_names(p, kernel_name);
   validate_layout(p, l);
   BodyGen g(p);
   g.run();

@@ -75,5 +75,8 @@ std::string kernel_error_message(const Program& p, const std::int64_t err[4]);
 
 // The kernel source. `kernel_name` must be a C identifier not starting with "cj_".
 std::string generate_source(const Program& p, const KernelLayout& layout, const std::string& kernel_name);
+// That check alone (render_raw_cuda runs it too): every name of the program and the
+// kernel name follow the name rule (names.hpp), fail(Usage) otherwise.
+void check_source_names(const Program& p, const std::string& kernel_name);
 
 }  // namespace cujit

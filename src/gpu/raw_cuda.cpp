@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include "lang/check.hpp"
+#include "lang/check.hpp"
+#include "gpu/codegen.hpp"
 #include "fail.hpp"
+#include "names.hpp"
 
 namespace cujit {
 
@@ -35,6 +38,8 @@ std::string raw_cuda_id(const RawCudaKernel& k) {
 }
 
 std::string render_raw_cuda(const RawCudaKernel& k, const Program& p, const KernelLayout& l, const std::string& kernel_name) {
+  check_source_names(p, kernel_name);
+  for (const auto& td : k.typedefs) check_name(td.first, "type placeholder");
   const std::vector<ArgSlot> sig = kernel_signature(p, l);
   const bool strided = l.kind == KernelLayout::Kind::Strided;
   bool half = false, bf16 = false, cplx = false;

@@ -16,6 +16,7 @@
 
 #include "fail.hpp"
 #include "half.hpp"
+#include "api/array.hpp"
 
 namespace cujit {
 
@@ -762,6 +763,9 @@ std::string format_array(const ArrayView& a) {
     fail(ErrorCode::Data, "cannot print an array of {} dimensions", a.shape.ndim);
   for (int k = 0; k < a.shape.ndim; ++k)
     if (a.shape[k] < 0) fail(ErrorCode::Data, "cannot print an array with negative extent {}", a.shape[k]);
+  // A wrapped element count would defeat summarization (and loop 2^64 times).
+  if (checked_size(a.shape) < 0)
+    fail(ErrorCode::Data, "cannot print an array of shape {}: its element count does not fit in 64 bits", to_string(a.shape));
   if (a.shape.ndim == 0) {
     Reader rd{a};
     const char* p = static_cast<const char*>(a.data);

@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -473,7 +475,7 @@ void byteswap_in_place(char* data, std::int64_t n, DType t) {
 // Turns the raw file bytes of the data into the array `h` describes.
 HostArray decode(const Header& h, const char* data) {
   HostArray out(h.dtype, h.shape);
-  if (h.fortran && h.shape.ndim > 1) {
+  if (h.fortran && h.shape.ndim > 1 && h.nbytes > 0) {
     Shape f;  // Fortran-order strides: the first axis varies fastest
     f.ndim = h.shape.ndim;
     std::int64_t acc = static_cast<std::int64_t>(dtype_size(h.dtype));
@@ -564,6 +566,67 @@ bool write_data(int fd, const ArrayView& a) {
   return ok && write_all(fd, buf.data(), used);
 }
 
+const char* file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+// Writes what `body` writes into a temporary file in the target's directory,
+// then renames it over `path`: a failed write never leaves a partial file.
+// Only a regular file (or nothing) may be at the path, through symbolic links:
+// a device, FIFO or directory there is refused and left as it is, since
+// renaming over it would turn /dev/null into a file or leave a FIFO's reader
+// waiting forever.
+template <class Body>
+void write_file_with(const std::string& path, Body body) {
+  // np.save writes through a symbolic link and keeps an existing file's
+  // permissions; replacing the file by rename() must do the same by hand.
+  std::string target = path;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
+    if (real) target = real.get();
+  }
+  bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode))
+    fail(ErrorCode::Data, "{}: cannot write an output over {}; outputs are written to regular files only (it was "
+         "left as it is)", path, file_kind(st.st_mode));
+  bool keep_mode = exists;
+
+  // A short unique name in the target's directory keeps rename() within one
+  // filesystem and atomic.
+  static std::atomic<unsigned> counter{0};
+  std::size_t slash = target.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = fmt::format("{}.npy-{}-{}.tmp", dir, ::getpid(), counter++);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0 && errno != EEXIST) io_error(path, "cannot write", errno);
+  }
+  if (fd < 0) io_error(path, "cannot write", EEXIST);
+
+  bool ok = (!keep_mode || ::fchmod(fd, st.st_mode & 07777) == 0) && body(fd) && ::fsync(fd) == 0;
+  int err = ok ? 0 : errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && std::rename(tmp.c_str(), target.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    io_error(path, "cannot write", err);
+  }
+}
+
 }  // namespace
 
 HostArray parse_npy(std::string_view bytes, const std::string& name) {
@@ -576,21 +639,78 @@ HostArray parse_npy(std::string_view bytes, const std::string& name) {
   return decode(h, bytes.data() + data_start);
 }
 
+namespace {
+
+
+// Standard input (a pipe, a terminal, a file) has no size to check lengths
+// against up front: read the preamble and the header (bounded by
+// kMaxHeaderLen), then only the data bytes the header announces, in chunks,
+// so memory grows only as data actually arrives.
+HostArray read_stream(std::FILE* f, const std::string& name) {
+  std::string all;
+  bool eof = false;
+  auto read_upto = [&](std::uint64_t want) {
+    char chunk[1 << 16];
+    while (!eof && all.size() < want) {
+      std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof chunk, want - all.size()));
+      std::size_t got = std::fread(chunk, 1, n, f);
+      all.append(chunk, got);
+      if (got < n) {
+        if (std::ferror(f)) io_error(name, "cannot read", errno);
+        eof = true;
+      }
+    }
+  };
+  read_upto(12);
+  const std::uint64_t unknown = std::numeric_limits<std::uint64_t>::max();
+  Preamble p = parse_preamble(all, eof ? all.size() : unknown, name);
+  read_upto(p.header_start + p.header_len);
+  if (all.size() < p.header_start + p.header_len)
+    fail(ErrorCode::Data, "{}: truncated header (the file has {} bytes, the header needs {})", name, all.size(),
+         p.header_start + p.header_len);
+  Header h = parse_header(std::string_view(all).substr(p.header_start, p.header_len), name);
+  try {
+    read_upto(p.header_start + p.header_len + h.nbytes);
+  } catch (const std::bad_alloc&) {
+    fail(ErrorCode::Data, "{}: out of host memory reading the {} bytes of data the header announces", name, h.nbytes);
+  }
+  return parse_npy(all, name);
+}
+
+}  // namespace
+
+bool is_standard_input(const std::string& path) { return path == "-" || path == "/dev/stdin"; }
+
 HostArray read_npy(const std::string& path) {
   if (path.empty()) fail(ErrorCode::Data, "cannot read a .npy file: the file name is empty");
-  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-  if (!f) io_error(path, "cannot open", errno);
+  if (is_standard_input(path)) {
+    struct stat st;
+    if (::fstat(0, &st) == 0 && S_ISDIR(st.st_mode))
+      fail(ErrorCode::Data, "standard input: cannot read a .npy file from a directory");
+    std::clearerr(stdin);
+    return read_stream(stdin, "standard input");
+  }
+  // O_NONBLOCK: opening a FIFO with no writer must not wait; it is refused below anyway.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) io_error(path, "cannot open", errno);
   struct stat st;
-  if (::fstat(::fileno(f.get()), &st) != 0) io_error(path, "cannot read", errno);
-  if (S_ISDIR(st.st_mode)) io_error(path, "cannot read", EISDIR);
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    io_error(path, "cannot read", err);
+  }
   if (!S_ISREG(st.st_mode)) {
-    // A pipe or device has no size to check lengths against: read it whole.
-    std::string all;
-    char chunk[1 << 16];
-    std::size_t got;
-    while ((got = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) all.append(chunk, got);
-    if (std::ferror(f.get())) io_error(path, "cannot read", errno);
-    return parse_npy(all, path);
+    ::close(fd);
+    // A device or FIFO has no size to bound the read by (/dev/zero never ends,
+    // /dev/urandom never either): only regular files, and standard input.
+    fail(ErrorCode::Data, "{}: cannot read a .npy file from {}; give a regular file, or '-' for standard input", path,
+         file_kind(st.st_mode));
+  }
+  std::unique_ptr<std::FILE, FileCloser> f(::fdopen(fd, "rb"));
+  if (!f) {
+    int err = errno;
+    ::close(fd);
+    io_error(path, "cannot read", err);
   }
   const auto file_size = static_cast<std::uint64_t>(st.st_size);
 
@@ -613,7 +733,8 @@ HostArray read_npy(const std::string& path) {
   std::vector<char> raw;
   HostArray out;
   char* dst;
-  if (h.fortran && h.shape.ndim > 1) {
+  // An empty array has no element to reorder, in either order.
+  if (h.fortran && h.shape.ndim > 1 && h.nbytes > 0) {
     raw.resize(h.nbytes);
     dst = raw.data();
   } else {
@@ -647,46 +768,12 @@ void write_npy(const std::string& path, const ArrayView& a) {
   if (path.empty()) fail(ErrorCode::Data, "cannot write a .npy file: the file name is empty");
   check_writable(path, a);
   std::string header = make_header(a);
+  write_file_with(path, [&](int fd) { return write_all(fd, header.data(), header.size()) && write_data(fd, a); });
+}
 
-  // np.save writes through a symbolic link and keeps an existing file's
-  // permissions; replacing the file by rename() must do the same by hand.
-  std::string target = path;
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
-    if (real) target = real.get();
-  }
-  bool keep_mode = ::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-
-  // A short unique name in the target's directory keeps rename() within one
-  // filesystem and atomic.
-  static std::atomic<unsigned> counter{0};
-  std::size_t slash = target.rfind('/');
-  std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
-  std::string tmp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    tmp = fmt::format("{}.npy-{}-{}.tmp", dir, ::getpid(), counter++);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) io_error(path, "cannot write", errno);
-  }
-  if (fd < 0) io_error(path, "cannot write", EEXIST);
-
-  bool ok = (!keep_mode || ::fchmod(fd, st.st_mode & 07777) == 0) && write_all(fd, header.data(), header.size()) &&
-            write_data(fd, a) && ::fsync(fd) == 0;
-  int err = ok ? 0 : errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (ok && std::rename(tmp.c_str(), target.c_str()) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    ::unlink(tmp.c_str());
-    io_error(path, "cannot write", err);
-  }
+void write_file(const std::string& path, std::string_view bytes) {
+  if (path.empty()) fail(ErrorCode::Data, "cannot write a file: the file name is empty");
+  write_file_with(path, [&](int fd) { return write_all(fd, bytes.data(), bytes.size()); });
 }
 
 void write_npy(int fd, const ArrayView& a, const std::string& name_for_errors) {

@@ -19,7 +19,12 @@ namespace cujit {
 // Reads a .npy file into a C-ordered, native-endian host array. Big-endian
 // data is byte-swapped and Fortran-ordered data is transposed on the way in.
 // Any problem with the file is an ErrorCode::Data error naming `path`.
+// Only regular files are read (a device such as /dev/zero, a FIFO or a
+// directory is refused), except standard input, named "-" or "/dev/stdin".
+// Every length is bounded before anything is allocated: by the file's size,
+// or for standard input by the bytes that actually arrive.
 HostArray read_npy(const std::string& path);
+bool is_standard_input(const std::string& path);
 
 // The same, from the bytes of a whole .npy file; `name_for_errors` stands for
 // the file in messages.
@@ -29,11 +34,15 @@ HostArray parse_npy(std::string_view bytes, const std::string& name_for_errors);
 // a C-ordered little-endian .npy file, byte for byte what np.save writes for
 // the same array. The data goes to a temporary file in the same directory
 // that is renamed over `path` once complete, so a failed write never leaves a
-// partial file behind.
+// partial file behind. Only a regular file may be replaced: a device, FIFO or
+// directory at `path` (or where its symbolic link points) is an
+// ErrorCode::Data error and is left as it is.
 void write_npy(const std::string& path, const ArrayView& a);
 
 // The same bytes written to an open descriptor as they are made (a pipe:
 // standard output), with no temporary file; `name_for_errors` stands for it.
 void write_npy(int fd, const ArrayView& a, const std::string& name_for_errors);
+// Any bytes, written by the same rules as write_npy (jitrun --emit cubin).
+void write_file(const std::string& path, std::string_view bytes);
 
 }  // namespace cujit

@@ -9,6 +9,11 @@
 #include "lang/hints.hpp"
 #include "lang/parse.hpp"
 #include "lang/types.hpp"
+#include "lang/hints.hpp"
+#include "limits.hpp"
+#include "names.hpp"
+#include "lang/parse.hpp"
+#include "lang/types.hpp"
 
 namespace cujit {
 
@@ -89,6 +94,13 @@ class Checker {
 
   void validate_params() {
     std::set<std::string> seen;
+    // A kernel's parameters are bounded: each one is a kernel argument, and
+    // the CUDA parameter space is a few kilobytes.
+    if (p_.inputs.size() + decl_.size() > kMaxParams)
+      fail(ErrorCode::Usage, "{} parameters ({} inputs, {} declared outputs) are more than the limit of {}",
+           p_.inputs.size() + decl_.size(), p_.inputs.size(), decl_.size(), kMaxParams);
+    for (const Param& q : p_.inputs) check_name(q.name, "input");
+    for (const OutputDecl& o : decl_) check_name(o.name, "output");
     for (const Param& q : p_.inputs) {
       if (!seen.insert(q.name).second) fail(ErrorCode::Usage, "parameter '{}' is given twice", q.name);
       std::string why = reserved_reason(q.name);
@@ -132,14 +144,18 @@ class Checker {
       if (first.emplace(stmts[k].target, k).second && stmts[k].declared) typed.insert(stmts[k].target);
       ++count[stmts[k].target];
     }
+    // The last statement that reads each name: one pass, so that a long
+    // program is linear, not quadratic, in its statements.
+    std::map<std::string, std::size_t> last_read;
+    for (std::size_t j = 0; j < stmts.size(); ++j) {
+      std::set<std::string> r;
+      collect_reads(*stmts[j].expr, r);
+      if (stmts[j].compound) r.insert(stmts[j].target);
+      for (const std::string& n : r) last_read[n] = j;
+    }
     for (auto& [name, k] : first) {
-      bool read_later = false;
-      for (std::size_t j = k + 1; j < stmts.size(); ++j) {
-        std::set<std::string> r;
-        collect_reads(*stmts[j].expr, r);
-        if (stmts[j].compound && stmts[j].target == name) r.insert(name);
-        read_later = read_later || r.count(name);
-      }
+      auto it = last_read.find(name);
+      bool read_later = it != last_read.end() && it->second > k;
       // A typed declaration that is read later is a local (`float32 t = ...`).
       if (!read_later || (count[name] > 1 && !typed.count(name))) output_names_.insert(name);
     }
@@ -161,6 +177,9 @@ class Checker {
       if (t == "float" || t == "int" || t == "long") check_ambiguous(t, s.target_span);
       error(s.target_span, "cannot assign to '" + t + "'", why.find("reserved") != std::string::npos ? why : why + "; choose another name");
     }
+    // Targets become outputs and locals: the same rule as every other name.
+    why = name_problem(t);
+    if (!why.empty()) error(s.target_span, "'" + quoted_text(t) + "' is not a valid name: " + why, kNameRule);
     auto it = vars_.find(t);
     if (s.compound) {
       if (it == vars_.end())

@@ -1,6 +1,7 @@
 #include "lang/diagnostic.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "fail.hpp"
@@ -26,16 +27,35 @@ std::string render_diagnostic(std::string_view src, Span span, std::string_view 
     std::size_t lineno = 1 + static_cast<std::size_t>(std::count(src.begin(), src.begin() + line_start, '\n'));
     out += " (line " + std::to_string(lineno) + ")";
   }
+  // A very long line (a machine-written or hostile program) shows a window
+  // around the span, so a message stays a few lines whatever the input.
+  constexpr std::size_t kWindow = 160, kBefore = 60;
+  std::size_t show_begin = line_start, show_end = line_end;
+  if (line.size() > kWindow) {
+    show_begin = begin - line_start > kBefore ? begin - kBefore : line_start;
+    show_end = std::min(line_end, show_begin + kWindow);
+  }
+  const char* lead = show_begin > line_start ? "..." : "";
   out += "\n  ";
-  out += line;
+  out += lead;
+  // Control and non-ASCII bytes show as '?', one column per byte so the caret
+  // still lines up: a message never carries a NUL (what() would end there) or
+  // a terminal escape from the program text.
+  for (std::size_t k = show_begin; k < show_end; ++k) {
+    auto c = static_cast<unsigned char>(src[k]);
+    out += (c < 0x20 && c != '\t') || c >= 0x7f ? '?' : static_cast<char>(c);
+  }
+  if (show_end < line_end) out += "...";
   out += "\n  ";
+  out += std::string(std::char_traits<char>::length(lead), ' ');
   // Keep tabs so the caret lines up under the same column in any terminal.
-  for (std::size_t k = line_start; k < begin; ++k) out += src[k] == '\t' ? '\t' : ' ';
+  for (std::size_t k = show_begin; k < begin; ++k) out += src[k] == '\t' ? '\t' : ' ';
   out += '^';
-  for (std::size_t k = begin + 1; k < end; ++k) out += '~';
+  for (std::size_t k = begin + 1; k < std::min(end, show_end); ++k) out += '~';
   if (!hint.empty()) {
+    // Hints may quote the program (a literal, a chain): cut, as the excerpt is.
     out += "\nhint: ";
-    out += hint;
+    out += hint.size() > 2 * kWindow ? std::string(hint.substr(0, 2 * kWindow)) + "..." : std::string(hint);
   }
   return out;
 }
@@ -89,17 +109,23 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string closest_name(std::string_view name, const std::string_view* candidates, std::size_t count) {
+  // Suggest only near misses (two edits for short names, four for longer
+  // ones), and only a unique one: a hint is given where it is certain. The
+  // search is bounded: names past kMaxSuggestLength get no suggestion, and a
+  // candidate whose length differs by more than the limit cannot be within it.
+  constexpr std::size_t kMaxSuggestLength = 64;
+  std::size_t limit = name.size() <= 3 ? 2 : 4;
+  if (name.size() > kMaxSuggestLength) return {};
   std::size_t best = std::string_view::npos;
   std::string_view pick;
   bool tie = false;
   for (std::size_t k = 0; k < count; ++k) {
-    std::size_t d = edit_distance(name, candidates[k]);
-    if (d < best) best = d, pick = candidates[k], tie = false;
-    else if (d == best && candidates[k] != pick) tie = true;
+    std::string_view c = candidates[k];
+    if (c.size() > name.size() + limit || name.size() > c.size() + limit) continue;
+    std::size_t d = edit_distance(name, c);
+    if (d < best) best = d, pick = c, tie = false;
+    else if (d == best && c != pick) tie = true;
   }
-  // Suggest only near misses (one edit for short names, two for longer ones),
-  // and only a unique one: a hint is given where it is certain.
-  std::size_t limit = name.size() <= 3 ? 2 : 4;
   return best <= limit && !tie ? std::string(pick) : std::string();
 }
 

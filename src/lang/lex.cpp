@@ -1,8 +1,8 @@
 #include "lang/lex.hpp"
 
 #include "lang/hints.hpp"
-
 #include <cctype>
+#include <fmt/format.h>
 #include <charconv>
 #include <cerrno>
 #include <cstdio>
@@ -12,6 +12,10 @@
 
 #include "lang/hints.hpp"
 #include "lang/number.hpp"
+
+#include "fail.hpp"
+#include "limits.hpp"
+#include "names.hpp"
 
 namespace cujit {
 
@@ -59,6 +63,10 @@ class Lexer {
       if (ident_start(c)) {
         std::size_t b = pos_;
         while (pos_ < src_.size() && ident_char(src_[pos_])) ++pos_;
+        if (pos_ - b > kMaxNameLength)
+          program_error(src_, {static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(pos_)},
+                        fmt::format("name of {} characters; the limit is {}", pos_ - b, kMaxNameLength),
+                        "use a shorter name");
         out.push_back(make(Tok::Ident, b, pos_));
         continue;
       }
@@ -255,7 +263,14 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> tokenize(std::string_view source) { return Lexer(source).run(); }
+std::vector<Token> tokenize(std::string_view source) {
+  // Every way in tokenizes first; spans are 32-bit offsets.
+  if (source.size() > kMaxProgramBytes)
+    fail(ErrorCode::Program,
+         "error: the program is {} bytes long; the limit is {} bytes (1 MiB)\nhint: split it into several programs",
+         source.size(), kMaxProgramBytes);
+  return Lexer(source).run();
+}
 
 std::set<std::string> indexed_names(std::string_view program) {
   std::set<std::string> out;

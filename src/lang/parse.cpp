@@ -5,10 +5,15 @@
 #include <limits>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "cujit/error.hpp"
 #include "fail.hpp"
 #include "lang/hints.hpp"
 #include "lang/lex.hpp"
+#include "lang/hints.hpp"
+#include "lang/lex.hpp"
+#include "limits.hpp"
 
 namespace cujit {
 
@@ -16,10 +21,8 @@ namespace {
 
 bool is_comparison(Op op) { return op >= Op::Lt && op <= Op::Ne; }
 
-// Every stage walks the tree recursively; these bounds keep a hostile program
-// from exhausting the stack (parser nesting, and the tree's height).
-constexpr int kMaxNesting = 200;
-constexpr int kMaxDepth = 1000;
+// Every stage walks the tree recursively; the bounds in limits.hpp keep a
+// hostile program from exhausting the stack (parser nesting, and the tree's height).
 
 class Parser {
  public:
@@ -32,6 +35,9 @@ class Parser {
     while (true) {
       while (at(Tok::Semi) || at(Tok::Newline)) ++pos_;
       if (at(Tok::End)) break;
+      if (ast.stmts.size() == kMaxStatements)
+        program_error(src_, peek().span, fmt::format("too many statements (the limit is {})", kMaxStatements),
+                      "split the program into several programs");
       ast.stmts.push_back(stmt());
       if (!at(Tok::Semi) && !at(Tok::Newline) && !at(Tok::End)) unexpected_after_statement();
     }
@@ -183,7 +189,7 @@ class Parser {
     fail(ErrorCode::Internal, "parse: no operator '{}'", t);
   }
 
-  ExprPtr sized(ExprPtr e) {
+  [[gnu::noinline]] ExprPtr sized(ExprPtr e) {
     for (const auto& a : e->args) e->depth = std::max(e->depth, a->depth + 1);
     if (e->depth > kMaxDepth)
       program_error(src_, e->span, "expression too deep (more than " + std::to_string(kMaxDepth) + " levels)",
@@ -201,7 +207,7 @@ class Parser {
     ~Nest() { --level; }
   };
 
-  ExprPtr make_binary(Op op, Span op_span, ExprPtr a, ExprPtr b) {
+  [[gnu::noinline]] ExprPtr make_binary(Op op, Span op_span, ExprPtr a, ExprPtr b) {
     auto e = std::make_unique<Expr>();
     e->kind = Expr::Binary;
     e->op = op;
@@ -223,6 +229,7 @@ class Parser {
     ExprPtr c = binary(0);
     if (!at(Tok::Question)) return c;
     Span q = next().span;
+    Nest guard(nesting_, *this, q);  // `c ? x : d ? y : ...` nests one level per link
     skip_newlines();
     ExprPtr a = ternary();
     skip_newlines();
@@ -249,29 +256,46 @@ class Parser {
   //   relational = shift (("<"|"<="|">"|">=") shift)*
   //   shift = additive (("<<"|">>") additive)*
   //   additive = term (("+"|"-") term)*   term = unary (("*"|"/"|"%") unary)*
-  ExprPtr binary(int level) {
+  // Precedence climbing: one frame per rise in precedence instead of one per
+  // level, so that each parenthesis costs a few small frames (a sanitizer
+  // build makes frames large, and nesting is bounded by frames, not bytes).
+  // Each rise counts as one level of nesting.
+  static int level_of(const Token& t) {
     static const std::vector<std::vector<std::string_view>> kLevels = {
         {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="},
         {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
-    if (level == static_cast<int>(kLevels.size())) return unary();
-    ExprPtr lhs = binary(level + 1);
+    if (t.kind != Tok::Op) return -1;
+    for (std::size_t l = 0; l < kLevels.size(); ++l)
+      for (auto o : kLevels[l])
+        if (o == t.text) return static_cast<int>(l);
+    return -1;
+  }
+  static constexpr int kTermLevel = 9;  // the innermost: * / %
+
+  ExprPtr binary(int level) { return binary_rest(level, unary()); }
+
+  // The operators of `level` and tighter that follow `lhs`, left-associative.
+  // after_operand sees every operand end with the longest term ending there
+  // (`x * y` in `x * y // z`): where Python's `//`, `and`, `or`, `if` may follow.
+  ExprPtr binary_rest(int level, ExprPtr lhs) {
     while (true) {
-      // The innermost level sees every operand end: where Python's `//`, `and`,
-      // `or`, `if` may follow.
-      if (level + 1 == static_cast<int>(kLevels.size())) after_operand(*lhs);
-      if (peek().kind != Tok::Op) break;
+      after_operand(*lhs);
+      const int l = level_of(peek());
+      if (l < level) return lhs;
       std::string_view t = peek().text;
-      bool match = false;
-      for (auto o : kLevels[level]) match = match || o == t;
-      if (!match) break;
       Span op_span = next().span;
       skip_newlines();
-      ExprPtr rhs = binary(level + 1);
+      ExprPtr rhs = unary();
+      while (true) {
+        if (l != kTermLevel) after_operand(*rhs);  // at the term level, the loop head sees the whole term
+        if (level_of(peek()) <= l) break;
+        Nest guard(nesting_, *this, peek().span);
+        rhs = binary_rest(l + 1, std::move(rhs));
+      }
       Op op = binary_op(t);
       if (is_comparison(op)) check_chain(lhs.get(), op_span, rhs.get());
       lhs = make_binary(op, op_span, std::move(lhs), std::move(rhs));
     }
-    return lhs;
   }
 
   // Where an operator must follow `lhs`: Python's `//` (floor division, which
@@ -301,7 +325,7 @@ class Parser {
 
   // C reads `a < b < c` as `(a < b) < c`, Python as `a < b and b < c`: neither
   // reading is safe to guess, so an unparenthesized chain is an error.
-  void check_chain(const Expr* lhs, Span op_span, const Expr* rhs) {
+  [[gnu::noinline]] void check_chain(const Expr* lhs, Span op_span, const Expr* rhs) {
     if (lhs->kind != Expr::Binary || !is_comparison(lhs->op) || lhs->parenthesized) return;
     const Expr* b = lhs->args[1].get();
     auto text = [&](Span s) { return std::string(src_.substr(s.begin, s.end - s.begin)); };
@@ -338,6 +362,7 @@ class Parser {
     ExprPtr base = postfix();
     if (!at_op("**")) return base;
     Span s = next().span;
+    Nest guard(nesting_, *this, s);  // `a ** b ** ...` nests one level per operator
     skip_newlines();
     ExprPtr exponent = unary();
     return make_binary(Op::Pow, s, std::move(base), std::move(exponent));

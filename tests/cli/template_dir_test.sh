@@ -29,7 +29,11 @@ expect() {  # expect CODE SUBSTRING TEMPLATE_DIR|- -- ARGS...
 
 # No binary reads the source tree's templates by itself: its path is not even in it
 # (a build from a checkout that has moved on must not mix in other templates).
-if grep -qaF "$(cd "$TEMPLATES" && pwd)" "$JITCACHE"; then
+# Debug information names source files (the CPU evaluator includes templates/*.cuh as
+# C++), so the check reads the binary without it.
+NODEBUG="$work/jitcache.nodebug"
+objcopy --strip-debug "$JITCACHE" "$NODEBUG" 2>/dev/null || cp "$JITCACHE" "$NODEBUG"
+if grep -qaF "$(cd "$TEMPLATES" && pwd)" "$NODEBUG"; then
   echo "FAIL: $JITCACHE names the source tree's templates folder"
   fails=$((fails + 1))
 fi

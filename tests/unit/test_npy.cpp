@@ -178,7 +178,7 @@ TEST_CASE("malformed files give one clear Data error naming the file") {
 TEST_CASE("read_npy reports files it cannot open") {
   CHECK(error_of([] { read_npy("no/such/file.npy"); }) == "no/such/file.npy: cannot open: No such file or directory");
   std::string dir = kData + "good";
-  CHECK(error_of([&] { read_npy(dir); }) == dir + ": cannot read: Is a directory");
+  CHECK(error_of([&] { read_npy(dir); }) == dir + ": cannot read a .npy file from a directory; give a regular file, or '-' for standard input");
 }
 
 TEST_CASE("parse_npy survives truncated and corrupted input") {
@@ -320,11 +320,12 @@ TEST_CASE("write_npy replaces a file whole and cleans up after a failure") {
 
   CHECK(error_of([&] { write_npy("/no/such/dir/x.npy", small.view()); }) ==
         "/no/such/dir/x.npy: cannot write: No such file or directory");
-  // Renaming over a directory fails after the data is written: the
-  // temporary file must not stay behind.
+  // A directory is refused before anything is written (it used to fail at
+  // the rename): no temporary file may stay behind either way.
   fs::create_directory(tmp.file("dir.npy"));
   CHECK(error_of([&] { write_npy(tmp.file("dir.npy"), small.view()); }) ==
-        tmp.file("dir.npy") + ": cannot write: Is a directory");
+        tmp.file("dir.npy") + ": cannot write an output over a directory; outputs are written to regular files only (it "
+                              "was left as it is)");
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(tmp.path)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());

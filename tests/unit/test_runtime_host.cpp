@@ -245,7 +245,7 @@ TEST_CASE("ElementwiseKernel: parameter lists and checks at construction", "[run
   std::string what;
   CHECK_NOTHROW(ElementwiseKernel("float32 x, T y, raw T z", "T out", "out = x + y * z[0]", "k"));
   CHECK(ElementwiseKernel("T x", "T y", "y = x", "copy").num_inputs() == 1);
-  CHECK(ElementwiseKernel("", "float64 y", "y = 1.5", "const").num_inputs() == 0);
+  CHECK(ElementwiseKernel("", "float64 y", "y = 1.5", "constant").num_inputs() == 0);
   CHECK(code_of([] { ElementwiseKernel("float32", "float32 y", "y = 1", "k"); }, &what) == ErrorCode::Usage);
   CHECK(what.find("TYPE NAME") != std::string::npos);
   CHECK(code_of([] { ElementwiseKernel("float x", "float32 y", "y = x", "k"); }, &what) == ErrorCode::Usage);

@@ -24,6 +24,13 @@
 #include "lang/number.hpp"
 #include "api/precompile.hpp"
 #include "api/record.hpp"
+#include "cache/kernel_cache.hpp"
+#include "gpu/launch.hpp"
+#include "api/manifest.hpp"
+#include "names.hpp"
+#include "lang/number.hpp"
+#include "api/precompile.hpp"
+#include "api/record.hpp"
 #include "../tool_common.hpp"
 
 using namespace cujit;
@@ -83,9 +90,10 @@ struct CompileArgs {
 // -i x=float32, -i a=float64:weak, -i r=int32:raw
 Param parse_param(const std::string& spec) {
   std::size_t eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0) fail(ErrorCode::Usage, "-i expects NAME=DTYPE[:weak|:raw], got '{}'", spec);
+  if (eq == std::string::npos || eq == 0) fail(ErrorCode::Usage, "-i expects NAME=DTYPE[:weak|:raw], got '{}'", quoted_text(spec));
   Param p;
   p.name = spec.substr(0, eq);
+  check_name(p.name, "-i");
   std::string rest = spec.substr(eq + 1), flag;
   std::size_t colon = rest.find(':');
   if (colon != std::string::npos) {
@@ -108,13 +116,15 @@ Param parse_param(const std::string& spec) {
 }
 
 int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
+  check_name(a.name, "--name");
   std::vector<Param> params;
   for (const auto& s : a.inputs) params.push_back(parse_param(s));
   std::vector<OutputDecl> decl;
   for (const auto& t : a.types) {
     std::size_t eq = t.find('=');
     auto dt = eq == std::string::npos ? std::nullopt : dtype_from_name(t.substr(eq + 1));
-    if (!dt) fail(ErrorCode::Usage, "-t expects NAME=DTYPE, got '{}'", t);
+    if (!dt) fail(ErrorCode::Usage, "-t expects NAME=DTYPE, got '{}'", quoted_text(t));
+    check_name(t.substr(0, eq), "-t");
     decl.push_back(OutputDecl{t.substr(0, eq), *dt});
   }
   auto p = std::make_shared<Program>(compile_program(a.program, params, decl));

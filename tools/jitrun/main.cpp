@@ -27,6 +27,13 @@
 #include "gpu/launch.hpp"
 #include "lang/lex.hpp"
 #include "io/npy.hpp"
+#include "io/format.hpp"
+#include "cache/kernel_cache.hpp"
+#include "gpu/launch.hpp"
+#include "lang/lex.hpp"
+#include "names.hpp"
+#include "io/npy.hpp"
+#include "progress.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
 #include "../tool_common.hpp"
@@ -49,7 +56,9 @@ struct Options {
 std::pair<std::string, std::string> split_eq(const std::string& s, const char* flag) {
   std::size_t eq = s.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-    fail(ErrorCode::Usage, "{} expects NAME=VALUE, got '{}'", flag, s);
+    fail(ErrorCode::Usage, "{} expects NAME=VALUE, got '{}'", flag, quoted_text(s));
+  // Every name is checked before anything is read or written for it.
+  check_name(s.substr(0, eq), std::string(flag).substr(0, 2));
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
@@ -254,9 +263,12 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
       const bool to_stdout = opt.outputs[0] == "-";
       if (to_stdout && ::isatty(STDOUT_FILENO) == 1)
         fail(ErrorCode::Usage, "--emit cubin -o -: standard output is a terminal; redirect it to a file or a pipe");
-      FILE* f = to_stdout ? stdout : std::fopen(opt.outputs[0].c_str(), "wb");
-      if (!f || std::fwrite(k->cubin.data(), 1, k->cubin.size(), f) != k->cubin.size() || (to_stdout ? std::fflush(f) : std::fclose(f)) != 0)
-        fail(ErrorCode::Data, "{}: cannot write the cubin: {}", to_stdout ? "standard output" : opt.outputs[0], std::strerror(errno));
+      if (to_stdout) {
+        if (std::fwrite(k->cubin.data(), 1, k->cubin.size(), stdout) != k->cubin.size() || std::fflush(stdout) != 0)
+          fail(ErrorCode::Data, "standard output: cannot write the cubin: {}", std::strerror(errno));
+      } else {
+        write_file(opt.outputs[0], std::string_view(reinterpret_cast<const char*>(k->cubin.data()), k->cubin.size()));
+      }
       std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s\n", k->cubin.size(), k->target.c_str(),
                    to_stdout ? "standard output" : opt.outputs[0].c_str());
     }
@@ -365,7 +377,10 @@ int run(const Options& args) {
   std::vector<std::pair<std::string, Array>> outs;
   if (device < 0) {
     auto t1 = clock::now();
-    std::vector<Output> host = evaluate_program(*program, inputs, shape);
+    CpuOptions cpu;
+    jitrun::Progress progress;
+    if (jitrun::Progress::wanted()) cpu.progress = [&](std::int64_t done, std::int64_t total) { progress(done, total); };
+    std::vector<Output> host = evaluate_program(*program, inputs, shape, cpu);
     double t_eval = ms_since(t1);
     for (Output& o : host) outs.emplace_back(o.name, Array(std::move(o.array)));
     if (opt.verbose)

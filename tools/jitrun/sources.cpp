@@ -16,6 +16,7 @@
 #include "lang/number.hpp"
 #include "io/npy.hpp"
 #include "scalar.hpp"
+#include "api/array.hpp"
 
 namespace cujit::jitrun {
 
@@ -73,6 +74,7 @@ Shape extents(const std::string& name, const std::string& text, const std::strin
     if (e == std::string::npos) break;
     b = e + 1;
   }
+  if (checked_size(shape) < 0) bad(name, text, "the shape has more elements than fit in 64 bits");
   return shape;
 }
 
@@ -174,14 +176,20 @@ Source make_source(const std::string& name, const std::string& text, std::uint64
   Source src;
   struct stat st {};
   if (text == "-") {
-    src.array = parse_npy(read_stdin("-i " + name + "=-"), "standard input (-i " + name + "=-)");
+    if (::isatty(STDIN_FILENO) == 1)
+      fail(ErrorCode::Usage, "-i {}=-: standard input is a terminal; pipe or redirect the data in (e.g. < file)", name);
+    // read_npy bounds what it reads by the header, so endless input (/dev/zero) is an error, not a hang.
+    src.array = read_npy("-");
     return src;
   }
   if (text.size() > 4 && text.compare(text.size() - 4, 4, ".npy") == 0) {
     src.array = read_npy(text);
     return src;
   }
-  if (stat(text.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+  // Any existing path is a file to read: read_npy refuses what is not a
+  // regular file (a device, a FIFO) with a clear error, instead of taking the
+  // path for a malformed generator. "-" is standard input.
+  if (is_standard_input(text) || stat(text.c_str(), &st) == 0) {
     src.array = read_npy(text);
     return src;
   }

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""cujit's CPU evaluator against numexpr and NumPy, side by side in one run.
+
+    python3 bench/cpu_peers.py --bench-cpu build/bench/bench_cpu [--sizes 1e5,1e6,1e7,1e8]
+        [--reps 5] [--threads N] [--before OLD_BENCH_CPU] [--out bench/results/cpu_DATE.md] [--plot FILE.png]
+
+For each size the inputs are made once with NumPy (seeded), written as .npy to
+a temporary folder (in /dev/shm when there is one) and loaded once by the
+bench_cpu process, which keeps them in memory. Then, for every program and
+repetition, cujit, numexpr and NumPy run back to back (interleaved), so a
+change of machine load hits all three alike; the table gives medians.
+cujit's time is one cujit::evaluate call (check, plan, output allocation,
+compute); numexpr's one numexpr.evaluate call; NumPy's the expression. numexpr
+and cujit use the same number of threads. Every cujit result is checked
+against NumPy's once per size.
+"""
+import argparse
+import datetime
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numexpr as ne
+import numpy as np
+
+# (name, cujit program, its inputs, numexpr expression, NumPy function)
+PROGRAMS = [
+    ("sin", "out = sin(x)*5", "x", "sin(x)*5", lambda d: np.sin(d["x"]) * 5),
+    ("fma", "out = x*y + 5", "x,y", "x*y + 5", lambda d: d["x"] * d["y"] + 5),
+    ("gauss", "out = exp(-x*x)*cos(y)", "x,y", "exp(-x*x)*cos(y)", lambda d: np.exp(-d["x"] * d["x"]) * np.cos(d["y"])),
+    ("where", "out = where(x > y, x, y*2)", "x,y", "where(x > y, x, y*2)", lambda d: np.where(d["x"] > d["y"], d["x"], d["y"] * 2)),
+    ("clip", "out = clip(x, 0.5, 1.5)", "x", "where(x < 0.5, 0.5, where(x > 1.5, 1.5, x))", lambda d: np.clip(d["x"], 0.5, 1.5)),
+    ("int32", "out = (a*3 + b) % 7", "a,b", "(a*3 + b) % 7", lambda d: (d["a"] * 3 + d["b"]) % 7),
+    ("f64 hypot", "out = sqrt(u*u + v*v)", "u,v", "sqrt(u*u + v*v)", lambda d: np.sqrt(d["u"] * d["u"] + d["v"] * d["v"])),
+    ("f64 poly", "out = ((u*0.5 + 1.5)*u - 2)*u + 3", "u", "((u*0.5 + 1.5)*u - 2)*u + 3",
+     lambda d: ((d["u"] * 0.5 + 1.5) * d["u"] - 2) * d["u"] + 3),
+    ("power", "out = x**y", "x,y", "x**y", lambda d: d["x"] ** d["y"]),
+    # numexpr rewrites a half-integral constant exponent as products and sqrt
+    # (x*sqrt(x) here), which is cheaper but not NumPy's (or cujit's) pow.
+    ("power 1.5", "out = x**1.5 + y", "x,y", "x**1.5 + y", lambda d: d["x"] ** 1.5 + d["y"]),
+    ("compare", "out = (x > 0.5) & (x < 1.5) | (y > 1)", "x,y", "(x > 0.5) & (x < 1.5) | (y > 1)",
+     lambda d: (d["x"] > 0.5) & (d["x"] < 1.5) | (d["y"] > 1)),
+    ("log", "out = log(x)*y + 1", "x,y", "log(x)*y + 1", lambda d: np.log(d["x"]) * d["y"] + 1),
+    ("tanh", "out = tanh(x)", "x", "tanh(x)", lambda d: np.tanh(d["x"])),
+    ("arctan2", "out = arctan2(x, y)", "x,y", "arctan2(x, y)", lambda d: np.arctan2(d["x"], d["y"])),
+    ("broadcast", "out = m*r + 1", "m,r", "m*r + 1", lambda d: d["m"] * d["r"] + 1),
+]
+ISSUE_PROGRAMS = ("sin", "fma", "gauss")  # issue 9's before/after programs
+
+
+def make_inputs(n, rng):
+    x = (rng.random(n, dtype=np.float32) * 2 + np.float32(0.1)).astype(np.float32)
+    y = (rng.random(n, dtype=np.float32) * 2 + np.float32(0.1)).astype(np.float32)
+    return {
+        "x": x,
+        "y": y,
+        "a": rng.integers(0, 1000, n, dtype=np.int32),
+        "b": rng.integers(0, 1000, n, dtype=np.int32),
+        "u": rng.random(n) * 4 - 2,
+        "v": rng.random(n) * 4 - 2,
+        "m": x.reshape(n // 1000, 1000),  # a matrix times a broadcast row
+        "r": rng.random(1000, dtype=np.float32),
+    }
+
+
+class Cujit:
+    def __init__(self, exe, threads):
+        env = dict(os.environ, CUJIT_NUM_THREADS=str(threads))
+        self.p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+
+    def cmd(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        out = self.p.stdout.readline().strip()
+        if not out or out.startswith("error"):
+            raise RuntimeError(f"bench_cpu: {line!r}: {out or 'no answer'}")
+        return out
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def cpu_ms():
+    u = resource.getrusage(resource.RUSAGE_SELF)  # every thread of this process (numexpr's too)
+    return (u.ru_utime + u.ru_stime) * 1e3
+
+
+def timed(f):
+    """Wall and CPU milliseconds of one call (freeing its result comes after)."""
+    c0 = cpu_ms()
+    t0 = time.perf_counter()
+    r = f()
+    dt = (time.perf_counter() - t0) * 1e3
+    dc = cpu_ms() - c0
+    del r
+    return dt, dc
+
+
+def md(text):
+    return text.replace("|", "\\|")  # a table cell's pipe
+
+
+def fmt_ms(v):
+    return f"{v:.3g}" if v < 10 else f"{v:.0f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench-cpu", default="build/bench/bench_cpu")
+    ap.add_argument("--before", help="a bench_cpu built from the previous evaluator: timed on the issue's programs at 1e7")
+    ap.add_argument("--sizes", default="1e5,1e6,1e7,1e8")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--only", help="comma-separated program names")
+    ap.add_argument("--out", help="write the markdown table here")
+    ap.add_argument("--plot", help="write a PNG plot here")
+    args = ap.parse_args()
+
+    sizes = [int(float(s)) for s in args.sizes.split(",")]
+    programs = [p for p in PROGRAMS if not args.only or p[0] in args.only.split(",")]
+    ne.set_num_threads(args.threads)
+    ne.set_vml_num_threads(args.threads) if ne.use_vml else None
+    load_before = os.getloadavg()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    cj = Cujit(args.bench_cpu, args.threads)
+    before = Cujit(args.before, args.threads) if args.before else None
+    rng = np.random.default_rng(0)
+    tmp = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    results = {}  # (program, n) -> {"cujit": [...], "numexpr": [...], "numpy": [...], "before": [...]}
+    try:
+        for n in sizes:
+            data = make_inputs(n, rng)
+            for name, arr in data.items():
+                path = os.path.join(tmp, name + ".npy")
+                np.save(path, arr)
+                cj.cmd(f"load {name} {path}")
+                if before and n == 10**7:
+                    before.cmd(f"load {name} {path}")
+                os.unlink(path)
+            for pname, prog, names, nexpr, npf in programs:
+                local = {k: data[k] for k in names.split(",")}
+                # Correctness once per size: cujit's output against NumPy's.
+                check = os.path.join(tmp, "check.npy")
+                cj.cmd(f"save {check} {names} {prog}")
+                got, want = np.load(check), npf(data)
+                os.unlink(check)
+                if got.dtype != want.dtype or not np.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True):
+                    raise RuntimeError(f"{pname} at n={n}: cujit's {got.dtype} output differs from NumPy's {want.dtype}")
+                ne.evaluate(nexpr, local_dict=local)  # numexpr compiles its expression on first use
+                reps = args.reps if n < 10**8 else max(3, args.reps // 2)
+                r = results.setdefault((pname, n), {k: [] for k in ("cujit", "numexpr", "numpy", "before", "cujit cpu",
+                                                                      "numexpr cpu", "numpy cpu")})
+                for _ in range(reps):
+                    wall, cpu = map(float, cj.cmd(f"run {names} {prog}").split())
+                    r["cujit"].append(wall)
+                    r["cujit cpu"].append(cpu)
+                    wall, cpu = timed(lambda: ne.evaluate(nexpr, local_dict=local))
+                    r["numexpr"].append(wall)
+                    r["numexpr cpu"].append(cpu)
+                    wall, cpu = timed(lambda: npf(data))
+                    r["numpy"].append(wall)
+                    r["numpy cpu"].append(cpu)
+                    if before and n == 10**7 and pname in ISSUE_PROGRAMS:
+                        r["before"].append(float(before.cmd(f"run {names} {prog}").split()[0]))
+                med = {k: statistics.median(v) for k, v in r.items() if v}
+                print(f"{pname:>10} n={n:>9}: cujit {med['cujit']:9.3f} ms  numexpr {med['numexpr']:9.3f} ms  "
+                      f"numpy {med['numpy']:9.3f} ms  numexpr/cujit {med['numexpr'] / med['cujit']:5.2f}  "
+                      f"CPU ms cujit {med['cujit cpu']:8.2f} numexpr {med['numexpr cpu']:8.2f}"
+                      + (f"  before {med['before']:9.3f} ms" if "before" in med else ""), flush=True)
+            cj.cmd("clear")
+            if before:
+                before.cmd("clear")
+            del data
+    finally:
+        cj.close()
+        if before:
+            before.close()
+        os.rmdir(tmp)
+    load_after = os.getloadavg()
+
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    lines = [
+        f"# CPU evaluator: cujit vs numexpr vs NumPy ({started:%Y-%m-%d %H:%M} UTC)",
+        "",
+        f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}, NumPy {np.__version__}, numexpr {ne.__version__} "
+        f"(VML {'on' if ne.use_vml else 'off'}). Threads: {args.threads} for cujit and numexpr (NumPy: 1).",
+        f"The machine was shared and loaded (load average {load_before[0]:.1f} at the start, "
+        f"{load_after[0]:.1f} at the end): the three systems ran interleaved, back to back for each "
+        f"repetition ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8), so load affects all alike. "
+        "Times are medians in milliseconds of one call, wall clock, and CPU time (user + system of "
+        "every thread of the process during the call: what it cost the machine, less inflated by other "
+        "processes' load than the wall time) (cujit: cujit::evaluate, including check, planning "
+        "and output allocation; numexpr: numexpr.evaluate); ratios above 1 mean cujit is faster.",
+        f"Command: `python3 bench/cpu_peers.py {' '.join(sys.argv[1:])}`",
+        "",
+        "| program | dtype | n | cujit ms | numexpr ms | NumPy ms | numexpr / cujit | NumPy / cujit | "
+        "cujit CPU ms | numexpr CPU ms | CPU numexpr / cujit |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    dtypes = {"x": "float32", "a": "int32", "u": "float64", "m": "float32 (2-D x row)"}
+    for pname, prog, names, _, _ in programs:
+        for n in sizes:
+            r = results.get((pname, n))
+            if not r:
+                continue
+            c, e, p, cc, ec = (statistics.median(r[k]) for k in ("cujit", "numexpr", "numpy", "cujit cpu", "numexpr cpu"))
+            lines.append(f"| `{md(prog)}` | {dtypes[names.split(',')[0]]} | {n:.0e} | {fmt_ms(c)} | {fmt_ms(e)} | "
+                         f"{fmt_ms(p)} | {e / c:.2f} | {p / c:.2f} | {fmt_ms(cc)} | {fmt_ms(ec)} | "
+                         f"{ec / cc if cc > 0 else float('nan'):.2f} |")
+    if before:
+        lines += ["", "Before / after (the per-element evaluator this replaced, same run, float32, n = 1e7):", "",
+                  "| program | before ms | after ms | speed-up | numexpr ms |", "|---|---:|---:|---:|---:|"]
+        for pname, prog, names, _, _ in programs:
+            r = results.get((pname, 10**7))
+            if r and r["before"]:
+                b, c, e = (statistics.median(r[k]) for k in ("before", "cujit", "numexpr"))
+                lines.append(f"| `{md(prog)}` | {fmt_ms(b)} | {fmt_ms(c)} | {b / c:.1f}x | {fmt_ms(e)} |")
+    slower = [(pname, n) for (pname, n), r in results.items() if n >= 10**6 and
+              statistics.median(r["cujit"]) > statistics.median(r["numexpr"])]
+    lines += ["", "Programs where cujit is slower than numexpr from 1e6 elements: " +
+              (", ".join(f"{p} at {n:.0e}" for p, n in slower) if slower else "none.")]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    if args.plot:
+        plot(results, programs, sizes, args.plot, started)
+
+
+def plot(results, programs, sizes, path, started):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    cols = 4
+    rows = (len(programs) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+    for ax, (pname, prog, _, _, _) in zip(axes.flat, programs):
+        for key, style in (("cujit", "o-"), ("numexpr", "s--"), ("numpy", "^:")):
+            ns = [n for n in sizes if (pname, n) in results]
+            ax.loglog(ns, [n / statistics.median(results[(pname, n)][key]) / 1e3 for n in ns], style, label=key)
+        ax.set_title(prog, fontsize=9)
+        ax.set_xlabel("elements")
+        ax.set_ylabel("M elements / s")
+        ax.grid(True, which="both", alpha=0.3)
+    for ax in list(axes.flat)[len(programs):]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=8)
+    fig.suptitle(f"cujit CPU evaluator vs numexpr vs NumPy, throughput (higher is better), {started:%Y-%m-%d}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+// Shape products, checked. Shape::size() multiplies freely; every place that
+// allocates for, or loops over, a shape a user gave (generators, --shape,
+// .npy headers, API shapes) goes through here first, so 2^64 elements is an
+// error and not a wrapped, small (or zero) count.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "cujit/array.hpp"
+
+namespace cujit {
+
+// Bytes of a C-contiguous array of `shape` and `dtype`; fail(ErrorCode::Data)
+// on a negative extent, or when the elements or the bytes do not fit in int64
+// (NumPy's "array is too big"). `what` names the array in the message.
+std::size_t checked_nbytes(const Shape& shape, DType dtype, std::string_view what = "array");
+
+// The element count, or -1 when it does not fit in int64.
+std::int64_t checked_size(const Shape& shape);
+
+}  // namespace cujit

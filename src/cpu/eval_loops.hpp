@@ -1,0 +1,48 @@
+// The CPU evaluator's instructions: typed loops over one chunk of elements.
+//
+// The evaluator (eval.cpp) turns a checked program into a list of these once
+// per call, each with its loop chosen for its dtypes there, so running a
+// chunk is a walk over function pointers: one dtype dispatch per operation and
+// chunk, never per element (numexpr's virtual machine works the same way).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "lang/ast.hpp"
+#include "cujit/dtype.hpp"
+
+namespace cujit {
+struct Builtin;
+}
+
+namespace cujit::cpu {
+
+// One chunk as a loop sees it: `reg[r]` is where register r's values for
+// these `n` elements are; `start` is the flat index of the first element.
+struct Chunk {
+  void* const* reg;
+  std::size_t n;
+  std::int64_t start;
+};
+
+struct Instr;
+using Loop = void (*)(const Instr&, const Chunk&);
+
+struct Instr {
+  Loop loop = nullptr;
+  int out = -1;                 // register written (-1: none, a check)
+  int arg[3] = {-1, -1, -1};    // registers read
+  const void* info = nullptr;   // loop-specific data, owned by the plan
+  alignas(16) unsigned char value[16] = {};  // a constant's bytes (fill loops)
+};
+
+// The loop of operation `b` with `arity` operands of its loop type `op_type`
+// (float16/bfloat16 operands arrive as float32: they compute in float32 and
+// round once per operation), or nullptr when it has none. `result` receives
+// the dtype the loop writes.
+Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result);
+
+// The loop converting `from` to `to` with the language's cast (scalar::cast).
+Loop convert_loop(DType from, DType to);
+
+}  // namespace cujit::cpu

@@ -1,0 +1,150 @@
+// The operations' loops for the CPU evaluator: for every row of ops.def and
+// compute type, a loop applying its template function (templates/*.cuh,
+// compiled as host C++ by ops_host.hpp) over a chunk. op_loop picks one once
+// per node of the program; nothing here looks at a name.
+#include <string_view>
+#include <type_traits>
+
+#include "lang/check.hpp"
+#include "cpu/eval_loops.hpp"
+#include "fail.hpp"
+#include "cpu/ops_host.hpp"
+#include "scalar.hpp"
+
+namespace cujit::cpu {
+
+namespace {
+
+// The templates' compute types: cj_i64 is long long where std::int64_t is
+// long, and complex values are cj::c64/c128 (std::complex's layout).
+template <class F> Loop visit_compute(DType t, F&& f) {
+  switch (t) {
+    case DType::Bool: return f(bool{});
+    case DType::Int8: return f(cj_i8{});
+    case DType::Int16: return f(cj_i16{});
+    case DType::Int32: return f(cj_i32{});
+    case DType::Int64: return f(cj_i64{});
+    case DType::UInt8: return f(cj_u8{});
+    case DType::UInt16: return f(cj_u16{});
+    case DType::UInt32: return f(cj_u32{});
+    case DType::UInt64: return f(cj_u64{});
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    case DType::Complex64: return f(cj::c64{});
+    case DType::Complex128: return f(cj::c128{});
+    default: return nullptr;  // 16-bit floats compute in float32
+  }
+}
+
+template <class R> constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<R, bool>) return DType::Bool;
+  else if constexpr (std::is_same_v<R, cj_i8>) return DType::Int8;
+  else if constexpr (std::is_same_v<R, cj_i16>) return DType::Int16;
+  else if constexpr (std::is_same_v<R, cj_i32>) return DType::Int32;
+  else if constexpr (std::is_same_v<R, cj_i64>) return DType::Int64;
+  else if constexpr (std::is_same_v<R, cj_u8>) return DType::UInt8;
+  else if constexpr (std::is_same_v<R, cj_u16>) return DType::UInt16;
+  else if constexpr (std::is_same_v<R, cj_u32>) return DType::UInt32;
+  else if constexpr (std::is_same_v<R, cj_u64>) return DType::UInt64;
+  else if constexpr (std::is_same_v<R, float>) return DType::Float32;
+  else if constexpr (std::is_same_v<R, double>) return DType::Float64;
+  else if constexpr (std::is_same_v<R, cj::c64>) return DType::Complex64;
+  else return DType::Complex128;
+}
+
+// The loops over one chunk. Registers never alias within one instruction (the
+// evaluator gives an output a buffer none of its operands use), hence restrict,
+// which lets the compiler vectorize them.
+template <class F, class T, class... Tag> struct Loops {
+  static void one(const Instr& in, const Chunk& c) {
+    using R = std::invoke_result_t<F, T, Tag...>;
+    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);
+    R* __restrict y = static_cast<R*>(c.reg[in.out]);
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], Tag{}...);
+  }
+  static void two(const Instr& in, const Chunk& c) {
+    using R = std::invoke_result_t<F, T, T, Tag...>;
+    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);
+    const T* __restrict z = static_cast<const T*>(c.reg[in.arg[1]]);
+    R* __restrict y = static_cast<R*>(c.reg[in.out]);
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], z[k], Tag{}...);
+  }
+  static void three(const Instr& in, const Chunk& c) {
+    using R = std::invoke_result_t<F, T, T, T, Tag...>;
+    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);
+    const T* __restrict z = static_cast<const T*>(c.reg[in.arg[1]]);
+    const T* __restrict w = static_cast<const T*>(c.reg[in.arg[2]]);
+    R* __restrict y = static_cast<R*>(c.reg[in.out]);
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], z[k], w[k], Tag{}...);
+  }
+};
+
+template <class F, class T, class... Tag> Loop pick(int arity, DType& result) {
+  if (arity == 1) {
+    if constexpr (std::is_invocable_v<F, T, Tag...>) {
+      result = dtype_of<std::invoke_result_t<F, T, Tag...>>();
+      return &Loops<F, T, Tag...>::one;
+    }
+  } else if (arity == 2) {
+    if constexpr (std::is_invocable_v<F, T, T, Tag...>) {
+      result = dtype_of<std::invoke_result_t<F, T, T, Tag...>>();
+      return &Loops<F, T, Tag...>::two;
+    }
+  } else if (arity == 3) {
+    if constexpr (std::is_invocable_v<F, T, T, T, Tag...>) {
+      result = dtype_of<std::invoke_result_t<F, T, T, T, Tag...>>();
+      return &Loops<F, T, Tag...>::three;
+    }
+  }
+  return nullptr;
+}
+
+// Operations with loops of their own for 16-bit floats (flag h) get the tag.
+// (`tagged` is the flag, known at compile time, so no other row instantiates them.)
+template <class F, class T, bool tagged> Loop pick_for(DType op_type, int arity, DType& result) {
+  if constexpr (tagged && std::is_same_v<T, float>) {
+    if (op_type == DType::Float16) return pick<F, T, cj::f16_tag>(arity, result);
+    if (op_type == DType::BFloat16) return pick<F, T, cj::bf16_tag>(arity, result);
+  }
+  return pick<F, T>(arity, result);
+}
+
+constexpr bool has_flag(std::string_view flags, char f) { return flags.find(f) != std::string_view::npos; }
+
+// One function object per row, calling its template function.
+#define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl)  \
+  struct Fn##Id {                                                                          \
+    template <class... V> auto operator()(V... v) const -> decltype(cj::impl(v...)) {      \
+      return cj::impl(v...);                                                               \
+    }                                                                                      \
+  };
+#include "lang/ops.def"
+
+template <class From, class To> void convert_one(const Instr& in, const Chunk& c) {
+  const From* __restrict x = static_cast<const From*>(c.reg[in.arg[0]]);
+  To* __restrict y = static_cast<To*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) y[k] = scalar::cast<To>(x[k]);
+}
+
+}  // namespace
+
+Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result) {
+  DType ct = is_half(op_type) ? DType::Float32 : op_type;
+  return visit_compute(ct, [&](auto tag) -> Loop {
+    using T = decltype(tag);
+    switch (b.id) {
+#define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl) \
+  case Op::Id: return pick_for<Fn##Id, T, has_flag(flags, 'h')>(op_type, arity, result);
+#include "lang/ops.def"
+      default: return nullptr;
+    }
+  });
+}
+
+Loop convert_loop(DType from, DType to) {
+  return scalar::visit(from, [&](auto f) -> Loop {
+    return scalar::visit(to, [&](auto t) -> Loop { return &convert_one<decltype(f), decltype(t)>; });
+  });
+}
+
+}  // namespace cujit::cpu

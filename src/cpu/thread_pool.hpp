@@ -1,0 +1,27 @@
+// A fixed pool of worker threads for the CPU evaluator: one job at a time,
+// split into numbered tasks that the workers and the calling thread claim
+// from one counter, as numexpr's virtual machine hands out its blocks.
+//
+// std::thread rather than oneTBB: the evaluator needs exactly one flat
+// parallel loop over chunks with per-thread scratch, which is a counter, a
+// condition variable and ~100 lines; TBB would add a build and CI dependency
+// (and its own scheduler's threads) for no gain on that pattern.
+#pragma once
+#include <cstdint>
+#include <functional>
+
+namespace cujit {
+
+// The threads the CPU evaluator uses: $CUJIT_NUM_THREADS when set (>= 1),
+// else std::thread::hardware_concurrency().
+int cpu_threads();
+
+// Calls body(worker, task) for every task in [0, tasks), on up to `threads`
+// threads (the caller included); `worker` is in [0, threads) and no two
+// threads share one, so it indexes per-thread scratch. Returns when every
+// task has run. When another job holds the pool (a concurrent call), the
+// caller runs all tasks itself. `body` must not throw: it records failures
+// itself (the evaluator keeps the one of the lowest task).
+void parallel_tasks(std::int64_t tasks, int threads, const std::function<void(int worker, std::int64_t task)>& body);
+
+}  // namespace cujit
