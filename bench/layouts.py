@@ -419,7 +419,7 @@ def main():
     rows = []
     # The ceiling is tuned once on the largest plain problem.
     ceiling(min(2 << 30, 8 << MAX_LOG2), min(1 << 30, 4 << MAX_LOG2))
-    for c, s, key, n_in, n_out in plan:
+    for idx, (c, s, key, n_in, n_out) in enumerate(plan):
         t1 = time.time()
         ts, tc = ceiling(n_in, n_out)
         pr = peers(c, s)
@@ -428,8 +428,9 @@ def main():
         pr["cujit"] = cj.get(key, "missing")
         rows.append((c, s, n_in + n_out, ts, tc, pr))
         print(f"{key}: {time.time() - t1:.1f} s", flush=True)
-        write(rows, gpu, date)
-    write(rows, gpu, date, plots=True)
+        # Tables after every row, plots after every case: a run cut short keeps what it measured.
+        last_of_case = idx + 1 == len(plan) or plan[idx + 1][0] is not c
+        write(rows, gpu, date, plots=last_of_case)
 
 
 def gbs(bytes_, ms):
