@@ -430,7 +430,7 @@ def main():
         print(f"{key}: {time.time() - t1:.1f} s", flush=True)
         # Tables after every row, plots after every case: a run cut short keeps what it measured.
         last_of_case = idx + 1 == len(plan) or plan[idx + 1][0] is not c
-        write(rows, gpu, date, plots=last_of_case)
+        write(rows, gpu, date, plots=c.name if last_of_case else False)
 
 
 def gbs(bytes_, ms):
@@ -471,7 +471,7 @@ def write(rows, gpu, date, plots=False):
                                f"{best[0]} | {gc / best[1]:.2f} |" if best[1] else
                                f"| {c.title} | {size_of(s)[1]} | {gc:.0f} | {gbs(b, ts):.0f} | {gc / gbs(b, ts):.2f} | - | - |")
         detail.append("")
-        if plots:
+        if plots is True or plots == name:
             import matplotlib
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
