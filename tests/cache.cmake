@@ -32,7 +32,8 @@ set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=thread)
 check_cxx_source_compiles("int main() { return 0; }" CUJIT_HAVE_TSAN)
 unset(CMAKE_REQUIRED_FLAGS)
 unset(CMAKE_REQUIRED_LINK_OPTIONS)
-if(CUJIT_HAVE_TSAN)
+# Not inside a sanitizer or fuzz build of the project: their flags and these do not mix.
+if(CUJIT_HAVE_TSAN AND NOT CUJIT_SANITIZE AND NOT CUJIT_SANITIZE_THREAD AND NOT CUJIT_BUILD_FUZZ)
   file(GLOB CUJIT_CACHE_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cache/*.cpp)
   add_executable(cache_tsan ${CMAKE_CURRENT_SOURCE_DIR}/cache_tsan.cpp ${CUJIT_CACHE_SOURCES}
     ${PROJECT_SOURCE_DIR}/src/fail.cpp ${PROJECT_SOURCE_DIR}/src/lang/number.cpp)
@@ -56,7 +57,7 @@ set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=address,undefined")
 check_cxx_source_compiles("int main() { return 0; }" CUJIT_HAVE_ASAN)
 unset(CMAKE_REQUIRED_FLAGS)
 unset(CMAKE_REQUIRED_LINK_OPTIONS)
-if(CUJIT_HAVE_ASAN)
+if(CUJIT_HAVE_ASAN AND NOT CUJIT_SANITIZE AND NOT CUJIT_SANITIZE_THREAD AND NOT CUJIT_BUILD_FUZZ)
   add_executable(cache_asan ${CMAKE_CURRENT_SOURCE_DIR}/cache_asan.cpp ${PROJECT_SOURCE_DIR}/src/cache/kernel_image.cpp
     ${PROJECT_SOURCE_DIR}/src/cache/entry.cpp)
   target_include_directories(cache_asan PRIVATE ${PROJECT_SOURCE_DIR}/src)
