@@ -42,6 +42,7 @@ if [ "${CUJIT_SANITIZERS:-1}" != 0 ]; then
   cmake -S . -B build-asan "${san_flags[@]}" -DCUJIT_SANITIZE=ON >/dev/null
   cmake --build build-asan -j"$(nproc)" --target cujit_tests jitrun jitcache cache_stress
   # halt_on_error: a UBSan finding fails the test instead of scrolling by.
+  LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp" \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -R '^(unit|jitrun_cli|jitcache_cli|hostile)$'
