@@ -18,13 +18,13 @@ if command -v clang++ >/dev/null && echo 'extern "C" int LLVMFuzzerTestOneInput(
     -DCUDAToolkit_ROOT="$CUDA_DIR" >/dev/null
   cmake --build build-fuzz -j"$(nproc)" --target fuzz_frontend fuzz_npy fuzz_manifest
   mkdir -p build-fuzz/corpus build-fuzz/corpus_npy build-fuzz/corpus_manifest
-  # Front end (lexer, parser, checker, CPU evaluator) for 60 s, the .npy reader for 20 s,
-  # the precompile-manifest reader for 60 s.
+  # Front end (lexer, parser, checker, CPU evaluator), the .npy reader and
+  # the precompile-manifest reader, 60 s each.
   ./build-fuzz/tests/fuzz/fuzz_frontend -max_total_time="${CUJIT_FUZZ_SECONDS:-60}" -max_len=512 \
     build-fuzz/corpus tests/fuzz/corpus
-  ./build-fuzz/tests/fuzz/fuzz_npy -max_total_time=20 -max_len=4096 build-fuzz/corpus_npy tests/fuzz/corpus_npy
+  ./build-fuzz/tests/fuzz/fuzz_npy -max_total_time="${CUJIT_FUZZ_SECONDS:-60}" -max_len=4096 build-fuzz/corpus_npy tests/fuzz/corpus_npy
   if [ -f build-fuzz/tests/fuzz/fuzz_manifest ]; then
-    ./build-fuzz/tests/fuzz/fuzz_manifest -max_total_time=60 -max_len=2048 build-fuzz/corpus_manifest tests/fuzz/corpus_manifest
+    ./build-fuzz/tests/fuzz/fuzz_manifest -max_total_time="${CUJIT_FUZZ_SECONDS:-60}" -max_len=2048 build-fuzz/corpus_manifest tests/fuzz/corpus_manifest
   fi
   echo "fuzz: no crash"
 else
