@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "cache_test_util.hpp"
 #include "cujit/error.hpp"
 #include "cache/entry.hpp"
 #include "fail.hpp"
@@ -44,52 +45,7 @@ namespace {
 
 // ---- Helpers -----------------------------------------------------------------
 
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string templ = std::string(base && *base ? base : "/tmp") + "/cujit-cache-test.XXXXXX";
-    if (!::mkdtemp(templ.data())) FAIL("mkdtemp failed");
-    path_ = templ;
-  }
-  ~TempDir() {
-    // Tests take permissions away; give them back so everything can go.
-    ::nftw(path_.c_str(), [](const char* p, const struct stat* st, int type, FTW*) {
-      if (type == FTW_D || type == FTW_DNR || (st && S_ISDIR(st->st_mode))) ::chmod(p, 0700);
-      return 0;
-    }, 16, FTW_PHYS);
-    ::nftw(path_.c_str(), [](const char* p, const struct stat*, int, FTW*) {
-      (void)::remove(p);
-      return 0;
-    }, 16, FTW_DEPTH | FTW_PHYS);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-struct Warnings {
-  std::mutex mu;
-  std::vector<std::string> lines;
-  WarningSink sink() {
-    return [this](const std::string& line) {
-      std::lock_guard<std::mutex> g(mu);
-      lines.push_back(line);
-    };
-  }
-};
-
-Config config_for(const std::string& dir, Warnings& w) {
-  Config c;
-  c.dir = dir;
-  c.lock_timeout = std::chrono::seconds(10);
-  c.warn = w.sink();
-  return c;
-}
+using namespace cujit::cache::test;
 
 Entry kernel(const std::string& tag, const std::string& target = "sm_90") {
   return Entry{target, "CUBIN<" + tag + ">", "PTX<" + tag + ">", "SOURCE<" + tag + ">"};

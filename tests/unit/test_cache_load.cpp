@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "catch.hpp"
+#include "cache_test_util.hpp"
 #include "gpu/codegen.hpp"
 #include "gpu/compile.hpp"
 #include "cujit/error.hpp"
@@ -42,47 +43,7 @@ using namespace cujit::cache;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string templ = std::string(base && *base ? base : "/tmp") + "/cujit-load-test.XXXXXX";
-    if (!::mkdtemp(templ.data())) FAIL("mkdtemp failed");
-    path_ = templ;
-  }
-  ~TempDir() {
-    ::nftw(path_.c_str(), [](const char* p, const struct stat*, int, FTW*) {
-      (void)::remove(p);
-      return 0;
-    }, 16, FTW_DEPTH | FTW_PHYS);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-struct Warnings {
-  std::mutex mu;
-  std::vector<std::string> lines;
-  WarningSink sink() {
-    return [this](const std::string& line) {
-      std::lock_guard<std::mutex> g(mu);
-      lines.push_back(line);
-    };
-  }
-};
-
-Config config_for(const std::string& dir, Warnings& w) {
-  Config c;
-  c.dir = dir;
-  c.lock_timeout = std::chrono::seconds(60);
-  c.warn = w.sink();
-  return c;
-}
+using namespace cujit::cache::test;
 
 bool exists(const std::string& path) {
   struct stat st;
@@ -139,7 +100,7 @@ TEST_CASE("load: 32 threads x 1000 calls mixing new and cached kernels compile e
   constexpr int kThreads = 32, kCalls = 1000, kKernels = 10;
   TempDir tmp;
   Warnings w;
-  KernelCache shared(config_for(tmp / "cache", w));
+  KernelCache shared(config_for(tmp / "cache", w, std::chrono::seconds(60)));
   CompileOptions co;
   co.arch = arch;
   const std::vector<ArgSlot> sig = three_words();
@@ -164,7 +125,7 @@ TEST_CASE("load: 32 threads x 1000 calls mixing new and cached kernels compile e
             // Now and then a cache of its own, as another process would
             // have: memory empty, so the disk (or the lock) answers.
             Warnings fw;
-            KernelCache fresh(config_for(tmp / "cache", fw));
+            KernelCache fresh(config_for(tmp / "cache", fw, std::chrono::seconds(60)));
             e = compile_through_cache(sources[k], fmt::format("cujit_load{}", k), co, &compiled, {}, &sig, &fresh);
             fresh_caches++;
             fresh_disk_hits += fresh.counters().disk_hits;
@@ -257,7 +218,7 @@ TEST_CASE("load: 16 jitcache processes on one fresh folder compile each kernel o
   CHECK(cached == 3 * (kProcs - 1));
   CHECK(stderr_lines == 0);
   Warnings w;
-  KernelCache check(config_for(dir, w));
+  KernelCache check(config_for(dir, w, std::chrono::seconds(60)));
   auto verified = check.verify();
   CHECK(verified.size() == 3);
   for (const auto& e : verified) CHECK(e.problem == "");
@@ -311,7 +272,7 @@ TEST_CASE("load: writers killed with SIGKILL mid-write leave every reader a corr
     }
     // Readers, as fresh processes would be: every key a writer got to.
     Warnings w;
-    Config cfg = config_for(dir, w);
+    Config cfg = config_for(dir, w, std::chrono::seconds(60));
     cfg.lock_timeout = std::chrono::seconds(5);  // a lock the dead kept would show as a time-out
     KernelCache reader(cfg);
     for (const std::string& id : ids) {
@@ -346,7 +307,7 @@ TEST_CASE("load: writers killed with SIGKILL mid-write leave every reader a corr
   CHECK(timeouts == 0);
   // prune removes what the killed writers left once it is an hour old.
   Warnings w;
-  KernelCache after(config_for(dir, w));
+  KernelCache after(config_for(dir, w, std::chrono::seconds(60)));
   CHECK(after.verify().size() == static_cast<std::size_t>(disk_hits + recompiled));
   for (const auto& e : after.verify()) CHECK(e.problem == "");
 #endif
