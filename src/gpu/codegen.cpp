@@ -157,6 +157,7 @@ const char* access_name(Access a) {
     case Access::Uniform: return "one element, broadcast";
     case Access::Value: return "by value";
     case Access::Raw: return "raw";
+    case Access::RowScalar: return "one element per row, broadcast along it";
   }
   return "?";
 }
@@ -431,12 +432,15 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
       s.push_back({ArgSlot::Kind::Size, op, DType::Int64, 8, 8, size_name(q.name)});
   }
   s.push_back({ArgSlot::Kind::Count, -1, DType::Int64, 8, 8, "cj_n"});
-  if (l.kind == KernelLayout::Kind::Strided) {
+  if (l.kind != KernelLayout::Kind::Contiguous) {
     std::size_t nstrided = 0;
     for (Access a : l.outputs) nstrided += a == Access::Strided;
-    for (Access a : l.inputs) nstrided += a == Access::Strided;
+    for (Access a : l.inputs) nstrided += a == Access::Strided || a == Access::RowScalar;
     std::size_t w = l.index64 ? 8 : 4, per_dim = l.index64 ? 1 : 3;  // 32-bit: extent, magic, shift
-    s.push_back({ArgSlot::Kind::Layout, -1, DType::Int64, w * static_cast<std::size_t>(l.ndim) * (per_dim + nstrided), w, "cj_l"});
+    // Rows: the inner extent and the row count, then the outer dimensions.
+    const bool rows = l.kind == KernelLayout::Kind::Rows;
+    std::size_t nd = static_cast<std::size_t>(l.ndim) - (rows ? 1 : 0);
+    s.push_back({ArgSlot::Kind::Layout, -1, DType::Int64, w * ((rows ? 2 : 0) + nd * (per_dim + nstrided)), w, "cj_l"});
   }
   if (g.uses_err_) s.push_back({ArgSlot::Kind::Error, -1, DType::Int64, 8, 8, "cj_err"});
   return s;
@@ -473,7 +477,8 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   BodyGen g(p);
   g.run();
   const bool strided = l.kind == KernelLayout::Kind::Strided;
-  const bool vector = !strided && l.vec > 1;
+  const bool rows = l.kind == KernelLayout::Kind::Rows;
+  const bool vector = l.kind == KernelLayout::Kind::Contiguous && l.vec > 1;
   std::vector<ArgSlot> sig = kernel_signature(p, l);
 
   // Kernel parameters.
@@ -497,12 +502,18 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   for (std::size_t k = 0; k < p.outputs.size(); ++k)
     if (l.outputs[k] == Access::Strided) row[p.outputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.outputs[k].name);
   for (std::size_t k = 0; k < p.inputs.size(); ++k)
-    if (l.inputs[k] == Access::Strided) row[p.inputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
+    if (l.inputs[k] == Access::Strided || l.inputs[k] == Access::RowScalar)
+      row[p.inputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
 
+  auto offset = [&](const std::string& name) { return "cj::at(" + ptr_name(name) + ", cj_o[" + std::to_string(row[name]) + "])"; };
+  // Rows: a row-contiguous operand's elements from its row's start e_<name>.
+  auto row_ptr = [&](const std::string& name) { return "e_" + name; };
   auto elem_ref = [&](const std::string& name, Access a) {  // the element of a Contig/Strided operand at k
-    if (a == Access::Strided) return "cj::at(" + ptr_name(name) + ", cj_o[" + std::to_string(row[name]) + "])";
+    if (rows) return row_ptr(name) + "[cj_kc]";
+    if (a == Access::Strided) return offset(name);
     return ptr_name(name) + "[cj_k]";
   };
+  auto vec_base = [&](const std::string& name) { return rows ? row_ptr(name) : ptr_name(name); };
   auto vec_type = [&](DType t) {
     std::size_t bytes = static_cast<std::size_t>(l.vec) * dtype_size(t);
     return "cj::vec<" + stype(t) + ", " + std::to_string(l.vec) + ", " + std::to_string(std::min<std::size_t>(16, bytes)) + ">";
@@ -514,7 +525,8 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     eparams.insert(eparams.end(), {"const long long cj_i", "const long long cj_n"});
     eargs.insert(eargs.end(), {"(long long)cj_k", "cj_n"});
   }
-  std::vector<std::string> setup, load, store, vload, velem, vstore_elem, vstore;
+  std::vector<std::string> setup, load, store, vload, velem, vstore_elem, vstore, row_setup;
+  const bool vectors = vector || rows;
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const Param& q = p.inputs[k];
     Access a = l.inputs[k];
@@ -534,11 +546,14 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
       switch (a) {
         case Access::Value: setup.push_back(decl + g.load_value(q.dtype, arg_name(q.name)) + ";"); break;
         case Access::Uniform: setup.push_back(decl + g.load_value(q.dtype, ptr_name(q.name) + "[0]") + ";"); break;
+        case Access::RowScalar: row_setup.push_back(decl + g.load_value(q.dtype, offset(q.name)) + ";"); break;
         default:
+          if (rows)
+            row_setup.push_back("const " + stype(q.dtype) + "* const " + row_ptr(q.name) + " = &" + offset(q.name) + ";");
           load.push_back(decl + g.load_value(q.dtype, elem_ref(q.name, a)) + ";");
-          if (vector) {
+          if (vectors) {
             vload.push_back("const " + vec_type(q.dtype) + " a_" + q.name + " = reinterpret_cast<const " + vec_type(q.dtype) +
-                            "*>(" + ptr_name(q.name) + ")[cj_kv];");
+                            "*>(" + vec_base(q.name) + ")[cj_kv];");
             velem.push_back(decl + g.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
           }
       }
@@ -553,12 +568,13 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     eparams.push_back(ctype(v.dtype) + "& " + val_name(v.name));
     eargs.push_back(val_name(v.name));
     load.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
+    if (rows) row_setup.push_back(stype(v.dtype) + "* const " + row_ptr(v.name) + " = &" + offset(v.name) + ";");
     store.push_back(elem_ref(v.name, l.outputs[k]) + " = " + g.store_value(v.dtype, val_name(v.name)) + ";");
-    if (vector) {
+    if (vectors) {
       vload.push_back(vec_type(v.dtype) + " a_" + v.name + ";");
       velem.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
       vstore_elem.push_back("a_" + v.name + ".v[cj_j] = " + g.store_value(v.dtype, val_name(v.name)) + ";");
-      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + ptr_name(v.name) + ")[cj_kv] = a_" + v.name + ";");
+      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + vec_base(v.name) + ")[cj_kv] = a_" + v.name + ";");
     }
   }
   if (g.uses_err_) {
@@ -589,7 +605,9 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     }
   }
   std::string layout_text = l.key_string() + " (" +
-                            (strided ? std::to_string(l.ndim) + "-d strided" : vector ? "contiguous, " + std::to_string(l.vec) + " per vector" : "contiguous") +
+                            (strided ? std::to_string(l.ndim) + "-d strided"
+                             : rows  ? std::to_string(l.ndim) + "-d rows, " + std::to_string(l.vec) + " per vector"
+                             : vector ? "contiguous, " + std::to_string(l.vec) + " per vector" : "contiguous") +
                             ", " + (l.index64 ? "64" : "32") + "-bit index)";
 
   std::map<std::string, std::string> vars;
@@ -631,6 +649,30 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     vars["VELEM"] = join(velem, "\n");
     vars["VSTORE_ELEM"] = join(vstore_elem, "\n");
     vars["VSTORE"] = join(vstore, "\n");
+  } else if (rows) {
+    file = "kernel_rows.cu";
+    const int nouter = l.ndim - 1;
+    vars["VEC"] = std::to_string(l.vec);
+    vars["NOUTER"] = std::to_string(nouter);
+    vars["NSTRIDED"] = std::to_string(strided_names.size());
+    vars["OFFSET_T"] = l.index64 ? "long long" : "int";
+    vars["ROW"] = join(row_setup, "\n");
+    vars["VINDEX"] = g.uses_index_ ? "const cj_idx cj_k = cj_row * cj_inner + cj_kv * " + std::to_string(l.vec) + " + cj_j;" : "";
+    vars["INDEX"] = g.uses_index_ ? "const cj_idx cj_k = cj_row * cj_inner + cj_kc;" : "";
+    vars["VLOAD"] = join(vload, "\n");
+    vars["VELEM"] = join(velem, "\n");
+    vars["VSTORE_ELEM"] = join(vstore_elem, "\n");
+    vars["VSTORE"] = join(vstore, "\n");
+    std::string no = std::to_string(nouter),
+                srows = "[" + std::to_string(strided_names.size()) + "][" + no + "];  // bytes; rows: " + join(strided_names, ", ");
+    if (l.index64) {
+      vars["LAYOUT_FIELDS"] = "unsigned long long inner, rows;\nunsigned long long shape[" + no + "];\nlong long stride" + srows;
+      vars["DIVIDE"] = "const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];";
+    } else {
+      vars["LAYOUT_FIELDS"] = "unsigned int inner, rows;\nunsigned int shape[" + no + "];\nunsigned int magic[" + no +
+                              "];\nunsigned int shift[" + no + "];\nint stride" + srows;
+      vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
+    }
   } else if (strided) {
     file = "kernel_strided.cu";
     vars["NDIM"] = std::to_string(l.ndim);
