@@ -158,6 +158,7 @@ const char* access_name(Access a) {
     case Access::Value: return "by value";
     case Access::Raw: return "raw";
     case Access::RowScalar: return "one element per row, broadcast along it";
+    case Access::Tiled: return "transposed, through shared-memory tiles";
   }
   return "?";
 }
@@ -434,8 +435,8 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
   s.push_back({ArgSlot::Kind::Count, -1, DType::Int64, 8, 8, "cj_n"});
   if (l.kind != KernelLayout::Kind::Contiguous) {
     std::size_t nstrided = 0;
-    for (Access a : l.outputs) nstrided += a == Access::Strided;
-    for (Access a : l.inputs) nstrided += a == Access::Strided || a == Access::RowScalar;
+    for (Access a : l.outputs) nstrided += has_strides(a);
+    for (Access a : l.inputs) nstrided += has_strides(a);
     std::size_t w = l.index64 ? 8 : 4, per_dim = l.index64 ? 1 : 3;  // 32-bit: extent, magic, shift
     // Rows: the inner extent and the row count, then the outer dimensions.
     const bool rows = l.kind == KernelLayout::Kind::Rows;
@@ -478,6 +479,7 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   g.run();
   const bool strided = l.kind == KernelLayout::Kind::Strided;
   const bool rows = l.kind == KernelLayout::Kind::Rows;
+  const bool tiles = l.kind == KernelLayout::Kind::Tiles;
   const bool vector = l.kind == KernelLayout::Kind::Contiguous && l.vec > 1;
   std::vector<ArgSlot> sig = kernel_signature(p, l);
 
@@ -500,15 +502,23 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   std::vector<std::string> strided_names;
   std::map<std::string, int> row;
   for (std::size_t k = 0; k < p.outputs.size(); ++k)
-    if (l.outputs[k] == Access::Strided) row[p.outputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.outputs[k].name);
+    if (has_strides(l.outputs[k])) row[p.outputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.outputs[k].name);
   for (std::size_t k = 0; k < p.inputs.size(); ++k)
-    if (l.inputs[k] == Access::Strided || l.inputs[k] == Access::RowScalar)
+    if (has_strides(l.inputs[k]))
       row[p.inputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
 
   auto offset = [&](const std::string& name) { return "cj::at(" + ptr_name(name) + ", cj_o[" + std::to_string(row[name]) + "])"; };
   // Rows: a row-contiguous operand's elements from its row's start e_<name>.
   auto row_ptr = [&](const std::string& name) { return "e_" + name; };
+  // Tiles: the element (cj_r, cj_c) of the tile's outer offset.
+  const std::string last = std::to_string(l.ndim - 1), second = std::to_string(l.ndim - 2);
+  auto tile_ref = [&](const std::string& name) {
+    std::string s = std::to_string(row[name]);
+    return "cj::at(" + ptr_name(name) + ", cj_o[" + s + "] + (cj_off)cj_r * cj_l.stride[" + s + "][" + second +
+           "] + (cj_off)cj_c * cj_l.stride[" + s + "][" + last + "])";
+  };
   auto elem_ref = [&](const std::string& name, Access a) {  // the element of a Contig/Strided operand at k
+    if (tiles) return tile_ref(name);
     if (rows) return row_ptr(name) + "[cj_kc]";
     if (a == Access::Strided) return offset(name);
     return ptr_name(name) + "[cj_k]";
@@ -525,7 +535,7 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     eparams.insert(eparams.end(), {"const long long cj_i", "const long long cj_n"});
     eargs.insert(eargs.end(), {"(long long)cj_k", "cj_n"});
   }
-  std::vector<std::string> setup, load, store, vload, velem, vstore_elem, vstore, row_setup;
+  std::vector<std::string> setup, load, store, vload, velem, vstore_elem, vstore, row_setup, tile_decl, tile_load;
   const bool vectors = vector || rows;
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const Param& q = p.inputs[k];
@@ -547,6 +557,11 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
         case Access::Value: setup.push_back(decl + g.load_value(q.dtype, arg_name(q.name)) + ";"); break;
         case Access::Uniform: setup.push_back(decl + g.load_value(q.dtype, ptr_name(q.name) + "[0]") + ";"); break;
         case Access::RowScalar: row_setup.push_back(decl + g.load_value(q.dtype, offset(q.name)) + ";"); break;
+        case Access::Tiled:
+          tile_decl.push_back("__shared__ " + stype(q.dtype) + " cj_t_" + q.name + "[32][33];  // padded: a column read hits 32 banks");
+          tile_load.push_back("cj_t_" + q.name + "[cj_ty + cj_j][cj_tx] = " + tile_ref(q.name) + ";");
+          load.push_back(decl + g.load_value(q.dtype, "cj_t_" + q.name + "[cj_tx][cj_ty + cj_j]") + ";");
+          break;
         default:
           if (rows)
             row_setup.push_back("const " + stype(q.dtype) + "* const " + row_ptr(q.name) + " = &" + offset(q.name) + ";");
@@ -607,6 +622,7 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   std::string layout_text = l.key_string() + " (" +
                             (strided ? std::to_string(l.ndim) + "-d strided"
                              : rows  ? std::to_string(l.ndim) + "-d rows, " + std::to_string(l.vec) + " per vector"
+                             : tiles ? std::to_string(l.ndim) + "-d tiles"
                              : vector ? "contiguous, " + std::to_string(l.vec) + " per vector" : "contiguous") +
                             ", " + (l.index64 ? "64" : "32") + "-bit index)";
 
@@ -671,6 +687,23 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     } else {
       vars["LAYOUT_FIELDS"] = "unsigned int inner, rows;\nunsigned int shape[" + no + "];\nunsigned int magic[" + no +
                               "];\nunsigned int shift[" + no + "];\nint stride" + srows;
+      vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
+    }
+  } else if (tiles) {
+    file = "kernel_tiles.cu";
+    vars["NDIM"] = std::to_string(l.ndim);
+    vars["NSTRIDED"] = std::to_string(strided_names.size());
+    vars["OFFSET_T"] = l.index64 ? "long long" : "int";
+    vars["TILES"] = join(tile_decl, "\n");
+    vars["TILE_LOAD"] = join(tile_load, "\n");
+    vars["INDEX"] = g.uses_index_ ? "const cj_idx cj_k = (cj_b * cj_nr + cj_r) * cj_nc + cj_c;" : "";
+    std::string nd = std::to_string(l.ndim), srows = "[" + std::to_string(strided_names.size()) + "][" + nd + "];  // bytes; rows: " + join(strided_names, ", ");
+    if (l.index64) {
+      vars["LAYOUT_FIELDS"] = "unsigned long long shape[" + nd + "];\nlong long stride" + srows;
+      vars["DIVIDE"] = "const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];";
+    } else {
+      vars["LAYOUT_FIELDS"] = "unsigned int shape[" + nd + "];\nunsigned int magic[" + nd + "];\nunsigned int shift[" + nd +
+                              "];\nint stride" + srows;
       vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
     }
   } else if (strided) {

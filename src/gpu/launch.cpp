@@ -160,7 +160,7 @@ struct Prepared {
   const LayoutKernel* kernel = nullptr;  // null when n == 0
   CUfunction fn = nullptr;
   unsigned grid = 0, block = 0;
-  unsigned grid_y = 1, block_y = 1;  // Rows layouts: y over rows
+  unsigned grid_y = 1, grid_z = 1, block_y = 1;  // Rows layouts: y over rows; Tiles: y, z over tile rows, outer dims
   std::vector<unsigned char> layout_arg;
   std::string layout;
 };
@@ -171,8 +171,8 @@ struct Prepared {
 // plain pointers to them.
 constexpr std::size_t kMaxPrepared = 4096;
 
-// The y extent of a grid may not exceed 65535 (CUDA's limit on every device);
-// the rows loop covers the rest.
+// The y and z extents of a grid may not exceed 65535 (CUDA's limit on every
+// device); the kernels' loops cover the rest.
 constexpr std::int64_t kMaxGridY = 65535;
 
 }  // namespace
@@ -417,7 +417,15 @@ struct GpuProgram::Impl {
       pr->kernel = &lk;
       pr->fn = od.fn;
       pr->block = static_cast<unsigned>(od.block);
-      if (plan.layout.kind == KernelLayout::Kind::Rows) {
+      if (plan.layout.kind == KernelLayout::Kind::Tiles) {
+        // 32x8 threads a 32x32 tile (any kernel can run 256 threads: at most 255 registers each).
+        const std::int64_t batch = plan.rows * plan.inner > 0 ? plan.n / (plan.rows * plan.inner) : 0;
+        pr->block = 32;
+        pr->block_y = 8;
+        pr->grid = static_cast<unsigned>(std::min<std::int64_t>((plan.inner + 31) / 32, od.max_grid));
+        pr->grid_y = static_cast<unsigned>(std::min<std::int64_t>((plan.rows + 31) / 32, kMaxGridY));
+        pr->grid_z = static_cast<unsigned>(std::min<std::int64_t>(batch, kMaxGridY));
+      } else if (plan.layout.kind == KernelLayout::Kind::Rows) {
         // One vector step a thread, as the contiguous layout: x threads across a
         // row (a power of two, no more than a row's steps need), the rest of the
         // block over rows, so short rows still fill whole warps.
@@ -518,6 +526,7 @@ void GpuProgram::launch(int device, const ArrayView* in, const ArrayView* out, C
     stats->grid = pr->grid;
     stats->block = pr->block;
     stats->grid_y = pr->grid_y;
+    stats->grid_z = pr->grid_z;
     stats->block_y = pr->block_y;
     stats->n = pr->n;
   }
@@ -558,7 +567,7 @@ void GpuProgram::launch(int device, const ArrayView* in, const ArrayView* out, C
 
   auto t0 = stats ? clock_type::now() : clock_type::time_point();
   if (!m.needs_err) {
-    launch_2d(device, pr->fn, pr->grid, pr->grid_y, pr->block, pr->block_y, params.data(), stream);
+    launch_grid(device, pr->fn, pr->grid, pr->grid_y, pr->grid_z, pr->block, pr->block_y, params.data(), stream);
     if (stats) stats->launch_ms = ms_since(t0);
     return;
   }
@@ -567,7 +576,7 @@ void GpuProgram::launch(int device, const ArrayView* in, const ArrayView* out, C
   std::int64_t e[4] = {0, 0, 0, 0};
   try {
     memset_d8(device, err_ptr, 0, sizeof e, stream);
-    launch_2d(device, pr->fn, pr->grid, pr->grid_y, pr->block, pr->block_y, params.data(), stream);
+    launch_grid(device, pr->fn, pr->grid, pr->grid_y, pr->grid_z, pr->block, pr->block_y, params.data(), stream);
     memcpy_dtoh(device, e, err_ptr, sizeof e, stream);
     synchronize(device, stream);
   } catch (...) {

@@ -22,6 +22,7 @@ char access_letter(Access a) {
     case Access::Value: return 'v';
     case Access::Raw: return 'r';
     case Access::RowScalar: return 'b';
+    case Access::Tiled: return 't';
   }
   return '?';
 }
@@ -32,9 +33,9 @@ char access_letter(Access a) {
 // Layouts.
 
 std::string KernelLayout::key_string() const {
-  std::string s = kind == Kind::Contiguous ? "c" : kind == Kind::Strided ? "s" : "r";
+  std::string s = kind == Kind::Contiguous ? "c" : kind == Kind::Strided ? "s" : kind == Kind::Rows ? "r" : "t";
   s += index64 ? ".i64" : ".i32";
-  if (kind != Kind::Strided) s += ".v" + std::to_string(vec);
+  if (kind == Kind::Contiguous || kind == Kind::Rows) s += ".v" + std::to_string(vec);
   if (kind != Kind::Contiguous) s += ".d" + std::to_string(ndim);
   s += "|o:";
   for (std::size_t k = 0; k < outputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(outputs[k]));
@@ -81,6 +82,15 @@ KernelLayout rows_layout(const Program& p, int ndim, int vec, bool index64) {
   return l;
 }
 
+KernelLayout tiles_layout(const Program& p, int ndim, bool index64) {
+  KernelLayout l = base_layout(p, Access::Tiled);
+  for (Access& a : l.outputs) a = Access::Strided;
+  l.kind = KernelLayout::Kind::Tiles;
+  l.ndim = ndim;
+  l.index64 = index64;
+  return l;
+}
+
 int max_vec(const Program& p) {
   std::size_t widest = 1;
   for (const Var& v : p.outputs) widest = std::max(widest, dtype_size(v.dtype));
@@ -100,11 +110,12 @@ void validate_layout(const Program& p, const KernelLayout& l) {
   if (l.outputs.size() != p.outputs.size()) bad("it describes " + std::to_string(l.outputs.size()) + " outputs, the program has " + std::to_string(p.outputs.size()));
   if (l.inputs.size() != p.inputs.size()) bad("it describes " + std::to_string(l.inputs.size()) + " inputs, the program has " + std::to_string(p.inputs.size()));
   bool strided = l.kind == KernelLayout::Kind::Strided, rows = l.kind == KernelLayout::Kind::Rows;
-  bool any_strided = false, any_contig = false, any_row_scalar = false;
+  bool tiles = l.kind == KernelLayout::Kind::Tiles;
+  bool any_strided = false, any_contig = false, any_row_scalar = false, any_tiled = false;
   for (std::size_t k = 0; k < l.outputs.size(); ++k) {
     Access a = l.outputs[k];
     if (a != Access::Contig && a != Access::Strided) bad("output '" + p.outputs[k].name + "' must be contiguous or strided");
-    if (rows && a != Access::Strided) bad("output '" + p.outputs[k].name + "' of a rows layout must be strided");
+    if ((rows || tiles) && a != Access::Strided) bad("output '" + p.outputs[k].name + "' of a rows or tiles layout must be strided");
     any_strided = any_strided || a == Access::Strided;
     any_contig = any_contig || a == Access::Contig;
   }
@@ -116,12 +127,18 @@ void validate_layout(const Program& p, const KernelLayout& l) {
     any_strided = any_strided || a == Access::Strided;
     any_contig = any_contig || a == Access::Contig;
     any_row_scalar = any_row_scalar || a == Access::RowScalar;
+    any_tiled = any_tiled || a == Access::Tiled;
   }
   const bool vec_ok = l.vec == 1 || l.vec == 2 || l.vec == 4 || l.vec == 8 || l.vec == 16;
   if (strided) {
     if (l.ndim < 1 || l.ndim > kMaxDims) bad("ndim must be 1.." + std::to_string(kMaxDims));
     if (!any_strided) bad("a strided layout needs a strided operand");
     if (l.vec != 1) bad("a strided layout does not vectorize");
+  } else if (tiles) {
+    if (l.ndim < 2 || l.ndim > kMaxDims) bad("ndim must be 2.." + std::to_string(kMaxDims));
+    if (any_contig || any_row_scalar) bad("a tiles layout reaches its operands by strides or tiles");
+    if (!any_tiled) bad("a tiles layout needs a tiled input");
+    if (l.vec != 1) bad("a tiles layout does not vectorize");
   } else if (rows) {
     if (l.ndim < 2 || l.ndim > kMaxDims) bad("ndim must be 2.." + std::to_string(kMaxDims));
     if (any_contig) bad("a rows layout reaches its operands by rows (strided), not contiguous");
@@ -131,6 +148,7 @@ void validate_layout(const Program& p, const KernelLayout& l) {
     if (!vec_ok) bad("vec must be 1, 2, 4, 8 or 16");
   }
   if (any_row_scalar && !rows) bad("only a rows layout has per-row operands");
+  if (any_tiled && !tiles) bad("only a tiles layout has tiled operands");
 }
 
 std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vector<std::int64_t>& full_shape,
@@ -138,8 +156,8 @@ std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vec
   if (l.kind == KernelLayout::Kind::Contiguous) fail(ErrorCode::Internal, "pack_layout_arg: layout {} is contiguous", l.key_string());
   const bool rows = l.kind == KernelLayout::Kind::Rows;
   std::size_t nstrided = 0;
-  for (Access a : l.outputs) nstrided += a == Access::Strided;
-  for (Access a : l.inputs) nstrided += a == Access::Strided || a == Access::RowScalar;
+  for (Access a : l.outputs) nstrided += has_strides(a);
+  for (Access a : l.inputs) nstrided += has_strides(a);
   std::size_t nd = static_cast<std::size_t>(l.ndim);
   if (full_shape.size() != nd || full_strides.size() != nstrided)
     fail(ErrorCode::Internal, "pack_layout_arg: layout {} wants {} extents and {} stride rows, got {} and {}", l.key_string(), nd,
@@ -412,6 +430,41 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
       plan.inner = inner;
       plan.rows = inner > 0 ? plan.n / inner : 0;
       plan.layout_arg = pack_layout_arg(l, ext, rows_st);
+      validate_layout(p, l);
+      return plan;
+    }
+    // Tiles: outputs contiguous along the last dimension, some input along the
+    // second-last instead (its last-dimension stride neither 0 nor its itemsize).
+    const std::size_t nd = dims.size();
+    bool tiles = nd >= 2, any_tiled = false;
+    std::size_t tile_bytes = 0;
+    for (std::size_t o = 0; tiles && o < all.size(); ++o) {
+      const std::int64_t inner = dims[nd - 1].st[o], item = all[o]->item;
+      if (all[o]->output) {
+        tiles = inner == item;
+      } else if (inner != item && inner != 0 && dims[nd - 2].st[o] == item) {
+        any_tiled = true;
+        tile_bytes += 32 * 33 * static_cast<std::size_t>(item);
+      }
+    }
+    if (tiles && any_tiled && tile_bytes <= kMaxTileBytes) {
+      l.kind = KernelLayout::Kind::Tiles;
+      l.ndim = static_cast<int>(nd);
+      l.index64 = needs_wide(dims, all.size());
+      std::vector<std::int64_t> ext;
+      std::vector<std::vector<std::int64_t>> tiles_st(all.size());
+      for (const Dim& d : dims) {
+        ext.push_back(d.extent);
+        for (std::size_t o = 0; o < all.size(); ++o) tiles_st[o].push_back(d.st[o]);
+      }
+      for (std::size_t o = 0; o < all.size(); ++o) {
+        const std::int64_t inner = dims[nd - 1].st[o], item = all[o]->item;
+        const bool tiled = !all[o]->output && inner != item && inner != 0 && dims[nd - 2].st[o] == item;
+        access(*all[o]) = tiled ? Access::Tiled : Access::Strided;
+      }
+      plan.rows = dims[nd - 2].extent;
+      plan.inner = dims[nd - 1].extent;
+      plan.layout_arg = pack_layout_arg(l, ext, tiles_st);
       validate_layout(p, l);
       return plan;
     }

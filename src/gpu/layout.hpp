@@ -27,7 +27,12 @@ enum class Access : std::uint8_t {
   Raw,      // a raw parameter: pointer to a C-contiguous array plus its int64 element count, indexed x[j]
   RowScalar,  // pointer; Rows layouts only: constant along each row (inner stride 0, e.g. an (r,1) array
               // against (r,c)), read once per row at the row's byte offset
+  Tiled,      // pointer; Tiles layouts only: contiguous along the second-last dimension
+              // (a transposed view), read through a shared-memory tile
 };
+
+// Whether the Layout argument carries byte strides for an operand of this access.
+inline bool has_strides(Access a) { return a == Access::Strided || a == Access::RowScalar || a == Access::Tiled; }
 
 struct KernelLayout {
   enum class Kind : std::uint8_t {
@@ -41,6 +46,14 @@ struct KernelLayout {
     // the row count, the outer extents and each Strided/RowScalar operand's
     // outer byte strides. The launch is a 2-D grid: x over a row, y over rows.
     Rows,
+    // 32x32 tiles of the last two dimensions (and a loop over the others): a
+    // Tiled input (contiguous down a column, e.g. x.T) is read a tile column
+    // per warp into shared memory, then every operand is read and written a
+    // tile row per warp, so both sides coalesce. Outputs are contiguous along
+    // the last dimension; other inputs are Strided (any strides). The Layout
+    // argument is a Strided layout's. The grid is x: tile columns, y: tile
+    // rows, z: the outer dimensions.
+    Tiles,
   };
   Kind kind = Kind::Contiguous;
   // 64-bit index arithmetic. The host sets it only where it is needed: n > INT32_MAX,
@@ -51,13 +64,13 @@ struct KernelLayout {
   // min(16, vec * itemsize) bytes (see max_vec()).
   int vec = 1;
   // Strided: number of dimensions of the (coalesced) iteration shape, 1..8;
-  // Rows: 2..8, the last one the inner dimension.
+  // Rows and Tiles: 2..8, the last one the inner dimension.
   int ndim = 0;
   std::vector<Access> outputs;  // per Program::outputs: Contig or Strided (Rows: Strided)
   std::vector<Access> inputs;   // per Program::inputs: Raw for raw, Value for weak, any but Raw otherwise
 
   // Stable text naming every choice above, e.g. "c.i32.v4|o:c|i:c,v,r" or
-  // "s.i64.d3|o:s|i:s,u" or "r.i32.v4.d2|o:s|i:b,s"; part of the kernel cache key.
+  // "s.i64.d3|o:s|i:s,u", "r.i32.v4.d2|o:s|i:b,s" or "t.i32.d2|o:s|i:t"; part of the kernel cache key.
   std::string key_string() const;
   bool operator==(const KernelLayout& o) const;
   bool operator!=(const KernelLayout& o) const { return !(*this == o); }
@@ -70,6 +83,12 @@ KernelLayout strided_layout(const Program& p, int ndim, bool index64 = false);
 // Rows layout: weak inputs by Value, raw ones Raw, every other operand Strided
 // (contiguous along the rows).
 KernelLayout rows_layout(const Program& p, int ndim, int vec = 1, bool index64 = false);
+// Tiles layout: weak inputs by Value, raw ones Raw, every other input Tiled,
+// outputs Strided.
+KernelLayout tiles_layout(const Program& p, int ndim, bool index64 = false);
+// Shared memory a Tiles kernel may use for its tiles (one 32x33 tile per Tiled
+// input); beyond it the planner falls back to a Strided layout.
+constexpr std::size_t kMaxTileBytes = 32 * 1024;
 // The widest vector step whose loads stay within 16 bytes: 16 / the largest
 // itemsize among the outputs and the array (non-weak, non-raw) inputs.
 int max_vec(const Program& p);
@@ -109,7 +128,9 @@ struct LaunchPlan {
   Shape shape;                             // the outputs' shape
   std::int64_t n = 0;                      // its element count: the Count argument
   std::vector<unsigned char> layout_arg;   // the Layout argument (Strided and Rows layouts), from pack_layout_arg
-  std::int64_t rows = 0, inner = 0;        // Rows layouts: the row count and the inner extent (the grid's shape)
+  // Rows layouts: the row count and the inner extent; Tiles layouts: the
+  // second-last and last extents (the grid's shape).
+  std::int64_t rows = 0, inner = 0;
 };
 
 // The layout for one call, and the arguments that depend on it. Inputs and
@@ -124,9 +145,11 @@ struct LaunchPlan {
 // With a Strided operand the dimensions are merged where every array operand
 // allows (NumPy's coalescing) and extent-1 ones dropped; when that leaves 2 or
 // more dimensions with every output and array input contiguous or constant
-// along the last one, the layout is Rows (unless `rows` is false: raw CUDA
-// kernels have no Rows renderer), else Strided (merged over the strided
-// operands). 64-bit indexing only when n or a byte offset needs it, or
+// along the last one, the layout is Rows; else, when the outputs are
+// contiguous along the last and some input along the second-last (a
+// transposed view) instead, Tiles; else Strided (merged over the strided
+// operands). Raw CUDA kernels have no Rows or Tiles renderer (`rows` false).
+// 64-bit indexing only when n or a byte offset needs it, or
 // `force_index64` (a test hook). Contiguous and Rows layouts vectorize up to
 // min(max_vec, max_vector) elements, halved until every vector is aligned to
 // its size (Rows: each row's start, so the outer strides too), and halved

@@ -69,8 +69,31 @@ struct Report {
 // RowsPadded: a 2-d array whose rows sit kPitchPad elements apart beyond
 // their extent, the first element kRowsOffset elements into the buffer (so
 // not 16-byte aligned).
-enum class Place { Contig, Step2, HostValue, RowsPadded };
+// Transposed: an array of shape (..., R, C) stored as (..., C, R) and viewed
+// with its last two axes swapped (x.T, x.transpose(0, 2, 1)).
+enum class Place { Contig, Step2, HostValue, RowsPadded, Transposed };
 constexpr std::int64_t kPitchPad = 5, kRowsOffset = 2;
+
+Spread transposed_to_device(const HostArray& h, int device) {
+  const std::size_t item = dtype_size(h.dtype());
+  const Shape& sh = h.shape();
+  const int nd = sh.ndim;
+  const std::int64_t rows = sh[nd - 2], cols = sh[nd - 1], batch = h.size() / std::max<std::int64_t>(1, rows * cols);
+  HostArray tmp(h.dtype(), Shape{std::max<std::int64_t>(1, h.size())});
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c)
+        std::memcpy(static_cast<unsigned char*>(tmp.data()) + static_cast<std::size_t>((b * cols + c) * rows + r) * item,
+                    static_cast<const unsigned char*>(h.data()) + static_cast<std::size_t>((b * rows + r) * cols + c) * item, item);
+  Spread s;
+  s.buffer = Array::copy_of(tmp.view(), Device::cuda(device));
+  s.view = s.buffer.view();
+  s.view.shape = sh;
+  s.view.strides = ArrayView::contiguous_strides(sh, h.dtype());
+  s.view.strides[nd - 2] = static_cast<std::int64_t>(item);
+  s.view.strides[nd - 1] = rows * static_cast<std::int64_t>(item);
+  return s;
+}
 
 Spread rows_to_device(const HostArray& h, int device) {
   const std::size_t item = dtype_size(h.dtype());
@@ -197,8 +220,9 @@ std::string run_variant(const GpuProgram& g, const std::vector<Operand>& ops, bo
     if (ops[k].weak || ops[k].place == Place::HostValue) {
       in_views.push_back(ops[k].values.view());
     } else {
-      placed[k] = ops[k].place == Place::RowsPadded ? rows_to_device(ops[k].values, dev)
-                                                    : spread_to_device(ops[k].values, dev, ops[k].place == Place::Step2 ? 2 : 1);
+      placed[k] = ops[k].place == Place::RowsPadded   ? rows_to_device(ops[k].values, dev)
+                  : ops[k].place == Place::Transposed ? transposed_to_device(ops[k].values, dev)
+                                                      : spread_to_device(ops[k].values, dev, ops[k].place == Place::Step2 ? 2 : 1);
       in_views.push_back(placed[k].view);
     }
   }
@@ -341,7 +365,8 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
       auto random_ops = [&](Place place, int first_kind) {
         // first_kind: 0 all (N,); 1 first array (1,); 2 first (7,1); 3 first 0-d host value; 4 first 0-d device;
         // rows: 5 first (6,1), the others (1024,); 6 first (3,1,64), the others (1,5,1);
-        // 7 first (6,1), the others (6,1024) padded and unaligned; 8 first (0,1), the others (1024,)
+        // 7 first (6,1), the others (6,1024) padded and unaligned; 8 first (0,1), the others (1024,);
+        // tiles: 9 first (37,29) transposed, the others (37,29); 10 first (3,37,29) transposed, the others (29,)
         std::vector<Operand> ops;
         bool first = true;
         for (std::size_t k = 0; k < c.inputs.size(); ++k) {
@@ -366,7 +391,9 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
               case 5: s = f ? Shape{6, 1} : Shape{1024}; break;
               case 6: s = f ? Shape{3, 1, 64} : Shape{1, 5, 1}; break;
               case 7: s = f ? Shape{6, 1} : Shape{6, 1024}; if (!f) o.place = Place::RowsPadded; break;
-              default: s = f ? Shape{0, 1} : Shape{1024}; break;
+              case 8: s = f ? Shape{0, 1} : Shape{1024}; break;
+              case 9: s = Shape{37, 29}; if (f) o.place = Place::Transposed; break;
+              default: s = f ? Shape{3, 37, 29} : Shape{29}; if (f) o.place = Place::Transposed; break;
             }
           }
           first = false;
@@ -398,6 +425,10 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
           run(g, "rows padded, unaligned", random_ops(Place::Contig, 7), false, false);
           run(g, "rows empty (0,1)x(1024,)", random_ops(Place::Contig, 8), false, false);
         }
+        auto tiles = random_ops(Place::Contig, 9);
+        run(g, "tiles (37,29) transposed", tiles, false, false);
+        run(g64, "index64 tiles (37,29) transposed", tiles, false, false);
+        run(g, "tiles 3-d (3,37,29) transposed", random_ops(Place::Contig, 10), false, false);
         run(g, "host 0-d value", random_ops(Place::Contig, 3), false, false);
         run(g, "device 0-d", random_ops(Place::Contig, 4), false, false);
       }

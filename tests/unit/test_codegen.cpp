@@ -188,7 +188,10 @@ TEST_CASE("codegen: layout keys name every choice", "[codegen]") {
   r3b.inputs[0] = Access::RowScalar;
   CHECK(r2.key_string() == "r.i32.v4.d2|o:s|i:s,s,v,r");
   CHECK(r3b.key_string() == "r.i64.v4.d3|o:s|i:b,s,v,r");
-  std::vector<KernelLayout> all = {c, v, c64, s2, s3, s3u, r2, r3b};
+  KernelLayout t2 = tiles_layout(p, 2);
+  t2.inputs[1] = Access::Strided;
+  CHECK(t2.key_string() == "t.i32.d2|o:s|i:t,s,v,r");
+  std::vector<KernelLayout> all = {c, v, c64, s2, s3, s3u, r2, r3b, t2};
   for (std::size_t a = 0; a < all.size(); ++a)
     for (std::size_t b = 0; b < all.size(); ++b) {
       CHECK((all[a].key_string() == all[b].key_string()) == (a == b));
@@ -317,6 +320,14 @@ TEST_CASE("codegen: layouts that do not fit the program are bugs of the caller",
   KernelLayout rv = r; rv.vec = 3;                         CHECK(rejects(rv));
   KernelLayout sb = strided_layout(p, 2); sb.inputs[0] = Access::RowScalar;
   CHECK(rejects(sb));  // per-row operands only in rows layouts
+  // Tiles: a tiled input, strided outputs, no vectors; tiled inputs only there.
+  KernelLayout t = tiles_layout(p, 2);                     CHECK_FALSE(rejects(t));
+  KernelLayout tn = t; tn.inputs[0] = Access::Strided;     CHECK(rejects(tn));  // no tiled input
+  KernelLayout tv = t; tv.vec = 4;                         CHECK(rejects(tv));
+  KernelLayout tb = t; tb.inputs[0] = Access::RowScalar;   CHECK(rejects(tb));
+  KernelLayout t1 = tiles_layout(p, 1);                    CHECK(rejects(t1));
+  KernelLayout st = strided_layout(p, 2); st.inputs[0] = Access::Tiled;
+  CHECK(rejects(st));
   CHECK_THROWS_AS(generate_source(p, l, "2bad"), Error);
   CHECK_THROWS_AS(generate_source(p, l, "cj_element"), Error);
 }
@@ -405,12 +416,17 @@ TEST_CASE("plan_launch: broadcasting is rows or strided, with merged dimensions"
                               false, false);
   CHECK(as.layout.key_string() == "s.i32.d2|o:c|i:s,s");
   CHECK(as.layout_arg == pack_layout_arg(as.layout, {3, 4}, {{8, 0}, {0, 8}}));
-  // A transposed (2,3,4) view: the inner two dimensions of x merge, y is contiguous.
+  // A transposed (2,3,4) view: the inner two dimensions of x merge, y is
+  // contiguous; x runs down the columns of the merged (2,12): tiles (strided
+  // without them).
   Shape tshape{2, 3, 4};
   OperandView x = view(DType::Float64, tshape, 0x10000, Shape{8, 64, 16});  // strides of a (3,4,2) array, transposed
   LaunchPlan b = plan_launch(p, {x, view(DType::Float64, tshape)}, {view(DType::Float64, tshape)});
-  CHECK(b.layout.key_string() == "s.i32.d2|o:c|i:s,c");
-  CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 12}, {{8, 16}}));
+  CHECK(b.layout.key_string() == "t.i32.d2|o:s|i:t,s");
+  CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 12}, {{96, 8}, {8, 16}, {96, 8}}));
+  LaunchPlan bs = plan_launch(p, {x, view(DType::Float64, tshape)}, {view(DType::Float64, tshape)}, 4, false, false);
+  CHECK(bs.layout.key_string() == "s.i32.d2|o:c|i:s,c");
+  CHECK(bs.layout_arg == pack_layout_arg(bs.layout, {2, 12}, {{8, 16}}));
   // A strided output with an extent-1 dimension dropped.
   OperandView o = view(DType::Float64, {4, 1, 3}, 0x10000, Shape{48, 8, 16});
   LaunchPlan c = plan_launch(p, {view(DType::Float64, {4, 1, 3}), view(DType::Float64, {3})}, {o});
@@ -494,6 +510,59 @@ TEST_CASE("plan_launch: rows layouts vectorize rows that stay aligned", "[codege
       if (slot.kind == ArgSlot::Kind::Layout) bytes = slot.size;
     CHECK(bytes == lp->layout_arg.size());
   }
+}
+
+TEST_CASE("plan_launch: transposed inputs go through tiles", "[codegen]") {
+  Program p = compile_program("z = x*2 + y", {in("x", DType::Float32), in("y", DType::Float32)});
+  const DType f = DType::Float32;
+  auto plan = [&](const OperandView& x, const OperandView& y, const OperandView& out, bool rows = true) {
+    return plan_launch(p, {x, y}, {out}, kDefaultMaxVector, false, rows);
+  };
+  // x.T of a (6,4) array against a contiguous (4,6) y.
+  OperandView xt = view(f, {4, 6}, 0x10000, Shape{4, 16});
+  LaunchPlan a = plan(xt, view(f, {4, 6}), view(f, {4, 6}));
+  CHECK(a.layout.key_string() == "t.i32.d2|o:s|i:t,s");
+  CHECK(a.rows == 4);
+  CHECK(a.inner == 6);
+  CHECK(a.layout_arg == pack_layout_arg(a.layout, {4, 6}, {{24, 4}, {4, 16}, {24, 4}}));
+  // Broadcast y along the rows is fine; so is an odd extent.
+  CHECK(plan(view(f, {5, 7}, 0x10000, Shape{4, 20}), view(f, {7}), view(f, {5, 7})).layout.key_string() == "t.i32.d2|o:s|i:t,s");
+  // A batch of transposes, (2,4,6) from (2,6,4): three dimensions, the outer one per tile.
+  LaunchPlan b = plan(view(f, {2, 4, 6}, 0x10000, Shape{96, 4, 16}), view(f, {2, 4, 6}), view(f, {2, 4, 6}));
+  CHECK(b.layout.key_string() == "t.i32.d3|o:s|i:t,s");
+  CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 4, 6}, {{96, 24, 4}, {96, 4, 16}, {96, 24, 4}}));
+  // A transposed output is not tiled (its writes would not coalesce): strided.
+  CHECK(plan(xt, view(f, {4, 6}), view(f, {4, 6}, 0x10000, Shape{4, 16})).layout.kind == KernelLayout::Kind::Strided);
+  // Raw CUDA kernels (rows = false): strided.
+  CHECK(plan(xt, view(f, {4, 6}), view(f, {4, 6}), false).layout.key_string() == "s.i32.d2|o:c|i:s,c");
+  // Every second column of x.T is neither a row nor a tile: strided.
+  CHECK(plan(view(f, {4, 6}, 0x10000, Shape{8, 32}), view(f, {4, 6}), view(f, {4, 6})).layout.kind == KernelLayout::Kind::Strided);
+  // Tiles beyond kMaxTileBytes of shared memory: strided (three complex128 tiles are 50 KiB).
+  const DType c = DType::Complex128;
+  Program q = compile_program("z = x + y + w", {in("x", c), in("y", c), in("w", c)});
+  OperandView ct = view(c, {4, 6}, 0x10000, Shape{16, 64});
+  CHECK(plan_launch(q, {ct, ct, ct}, {view(c, {4, 6})}).layout.kind == KernelLayout::Kind::Strided);
+  CHECK(plan_launch(q, {ct, view(c, {4, 6}), view(c, {4, 6})}, {view(c, {4, 6})}).layout.key_string() == "t.i32.d2|o:s|i:t,s,s");
+  // The Layout parameter is as large as the packed argument, 32 and 64-bit.
+  for (bool wide : {false, true}) {
+    LaunchPlan t = plan_launch(p, {xt, view(f, {4, 6})}, {view(f, {4, 6})}, kDefaultMaxVector, wide);
+    std::size_t bytes = 0;
+    for (const ArgSlot& slot : kernel_signature(p, t.layout))
+      if (slot.kind == ArgSlot::Kind::Layout) bytes = slot.size;
+    CHECK(bytes == t.layout_arg.size());
+  }
+}
+
+TEST_CASE("codegen: a tiles kernel reads tiled inputs through shared memory", "[codegen]") {
+  Program p = compile_program("z = x*y + float32(i)", {in("x", DType::Float32), in("y", DType::Float32)});
+  KernelLayout l = tiles_layout(p, 3);
+  l.inputs[1] = Access::Strided;
+  std::string src = generate_source(p, l, "cujit_k");
+  CHECK(contains(src, "__shared__ float cj_t_x[32][33];"));
+  CHECK(contains(src, "cj_t_x[cj_ty + cj_j][cj_tx] = cj::at(p_x, cj_o[1] + (cj_off)cj_r * cj_l.stride[1][1] + (cj_off)cj_c * cj_l.stride[1][2]);"));
+  CHECK(contains(src, "const float v_x = cj_t_x[cj_tx][cj_ty + cj_j];"));
+  CHECK(contains(src, "const float v_y = cj::at(p_y, cj_o[2] + (cj_off)cj_r * cj_l.stride[2][1] + (cj_off)cj_c * cj_l.stride[2][2]);"));
+  CHECK(contains(src, "const cj_idx cj_k = (cj_b * cj_nr + cj_r) * cj_nc + cj_c;"));
 }
 
 TEST_CASE("codegen: a rows kernel reads per-row operands once a row and divides only per row", "[codegen]") {
