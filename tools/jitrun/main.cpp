@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "lang/check.hpp"
@@ -425,11 +426,16 @@ int run(const Options& args) {
     double t_download = ms_since(t3);
     if (opt.verbose) {
       const DeviceInfo& info = device_info(device);
+      // Rows and tiles layouts launch 2-D blocks on 2-D or 3-D grids.
+      std::string shape = std::to_string(st.grid);
+      if (st.grid_y != 1 || st.grid_z != 1) shape += "x" + std::to_string(st.grid_y) + "x" + std::to_string(st.grid_z);
+      shape += " x block " + std::to_string(st.block);
+      if (st.block_y != 1) shape += "x" + std::to_string(st.block_y);
       std::fprintf(stderr,
-                   "jitrun: device %d (%s, sm_%d); layout %s; grid %u x block %u for %lld elements\n"
+                   "jitrun: device %d (%s, sm_%d); layout %s; grid %s for %lld elements\n"
                    "jitrun: parse+check %.3f ms; plan %.3f ms; codegen %.3f ms; compile %.3f ms (%s); load %.3f ms; "
                    "launch %.3f ms; run (launch to sync) %.3f ms; upload %.3f ms; download %.3f ms\n",
-                   device, info.name.c_str(), info.arch(), st.layout.empty() ? "-" : st.layout.c_str(), st.grid, st.block,
+                   device, info.name.c_str(), info.arch(), st.layout.empty() ? "-" : st.layout.c_str(), shape.c_str(),
                    static_cast<long long>(st.n), t_check, st.plan_ms, st.codegen_ms, st.compile_ms,
                    st.n == 0 ? "no launch: no elements" : st.kernel == LaunchStats::Kernel::Compiled ? "compiled"
                                                         : st.kernel == LaunchStats::Kernel::Disk     ? "disk cache hit"
