@@ -328,11 +328,11 @@ int run(const Options& args) {
     for (const auto& n : names)
       if (n == name) fail(ErrorCode::Usage, "input '{}' is given twice", name);
     names.push_back(name);
-    sources.push_back(jitrun::make_source(name, text, opt.seed + sources.size()));
+    sources.push_back(jitrun::make_source(name, text, opt.seed + sources.size(), device));
   }
   std::vector<Input> inputs;
   for (std::size_t k = 0; k < sources.size(); ++k)
-    inputs.push_back(Input{names[k], sources[k].array.view(), sources[k].weak, raw.count(names[k]) > 0});
+    inputs.push_back(Input{names[k], sources[k].view(), sources[k].weak, raw.count(names[k]) > 0});
 
   std::vector<OutputSpec> specs;
   for (const auto& t : opt.types) {
@@ -391,7 +391,8 @@ int run(const Options& args) {
     std::vector<Array> uploaded;
     std::vector<ArrayView> in_views;
     for (const Input& in : inputs) {
-      if (in.weak || (in.view.shape.ndim == 0 && !in.raw)) {
+      // Generated arrays are made on the device already.
+      if (in.weak || (in.view.shape.ndim == 0 && !in.raw) || in.view.device.kind == Device::CUDA) {
         in_views.push_back(in.view);
       } else {
         uploaded.push_back(Array::copy_of(in.view, Device::cuda(device)));
