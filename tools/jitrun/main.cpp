@@ -36,6 +36,7 @@
 #include "progress.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
+#include "split.hpp"
 #include "../tool_common.hpp"
 
 using namespace cujit;
@@ -121,6 +122,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 // Where to run: -1 for the CPU, else a CUDA ordinal.
 int choose_device(const std::string& d) {
   if (d == "cpu") return -1;
+  if (d == "all") return device_info(0).ordinal;  // split over every GPU (split.hpp); inputs made on GPU 0
   if (d == "auto") {
     if (gpu_available()) return 0;
     std::fprintf(stderr, "jitrun: no usable GPU (%s); running on the CPU\n", gpu_unavailable_reason().c_str());
@@ -133,7 +135,7 @@ int choose_device(const std::string& d) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != d.size() || k < 0) fail(ErrorCode::Usage, "--device must be auto, cpu or a CUDA device number, got '{}'", d);
+  if (used != d.size() || k < 0) fail(ErrorCode::Usage, "--device must be auto, cpu, all or a CUDA device number, got '{}'", d);
   device_info(k);  // a Device error (exit code 4) when there is no such GPU
   return k;
 }
@@ -319,6 +321,7 @@ int run(const Options& args) {
   if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
   if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
+  if (opt.bench && opt.device == "all") fail(ErrorCode::Usage, "--bench times the kernel on one GPU; give --device N");
 
   std::set<std::string> raw = indexed_names(opt.program);
   std::vector<jitrun::Source> sources;
@@ -375,7 +378,11 @@ int run(const Options& args) {
   if (!opt.emit.empty()) return emit(opt, program, inputs, shape);
 
   std::vector<std::pair<std::string, Array>> outs;
-  if (device < 0) {
+  if (opt.device == "all" && opt.emit.empty()) {
+    std::vector<std::pair<std::string, DType>> types;
+    for (const auto& sp : specs) types.emplace_back(sp.name, *sp.dtype);
+    outs = jitrun::run_split(opt.program, inputs, shape, types, opt.verbose);
+  } else if (device < 0) {
     auto t1 = clock::now();
     CpuOptions cpu;
     jitrun::Progress progress;
@@ -484,7 +491,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"source", "ptx", "cubin"}));
   app.add_option("--arch", opt.arch, "--emit ptx|cubin target, e.g. sm_90 (default: GPU 0's, else sm_90)");
   app.add_flag("--print", opt.print, "print outputs the way NumPy prints arrays");
-  app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, or a CUDA device number");
+  app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, a CUDA device number, or all: the job split along "
+                 "the outputs' first dimension over every GPU");
   app.add_flag("--bench", opt.bench, "time the kernel: median of the runs after a warm-up, GB/s, and a device-to-device copy of the same bytes");
   app.add_option("--bench-runs", opt.bench_runs, "runs timed by --bench (default 20)");
   app.add_option("--shape", opt.shape, "shape of the outputs (e.g. 1000 or 3x4) when no array input gives it");
