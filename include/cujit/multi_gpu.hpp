@@ -15,6 +15,11 @@
 // once per other device. Every slice is queued before any is waited for, so
 // the GPUs run at once; evaluate_split returns when all are done.
 //
+// Inputs can also come distributed (SplitInput: scatter() of an array, or an
+// earlier evaluate_split's output): a slice reads the rows it needs from the
+// piece already on its device, in place; rows no piece on that device holds
+// are copied from the whole input, gathered once.
+//
 // Programs whose elements depend on their position (`i`, `n`) or that index
 // an input (`x[j]`) are not split: they run whole on the first device (one
 // piece). So is a 0-d output, or one with a single row.
@@ -53,12 +58,27 @@ struct CUJIT_API SplitArray {
 // error when there is none.
 CUJIT_API std::vector<int> all_devices();
 
+// An input already cut into pieces on devices.
+struct SplitInput {
+  std::string name;
+  SplitArray array;
+};
+
+// `a` cut into pieces as evaluate_split cuts an output of a's shape over
+// `devices` (empty: all_devices()), each piece copied to its device.
+CUJIT_API SplitArray scatter(const ArrayView& a, const std::vector<int>& devices = {});
+
 // Runs `program` as evaluate() does (the same inputs, the same output
 // inference, options.output_dtypes, options.shape and options.fast_math),
 // split over `devices` (empty: all_devices()). options.device must be unset
 // and options.stream null (each slice gets a stream of its own): a Usage
 // error otherwise. Outputs come back in order of first assignment.
 CUJIT_API std::vector<SplitArray> evaluate_split(std::string_view program, const std::vector<NamedArg>& inputs,
+                                                 const std::vector<int>& devices = {},
+                                                 const EvaluateOptions& options = {});
+// The same with distributed inputs too (their parameters follow `inputs`').
+CUJIT_API std::vector<SplitArray> evaluate_split(std::string_view program, const std::vector<NamedArg>& inputs,
+                                                 const std::vector<SplitInput>& distributed,
                                                  const std::vector<int>& devices = {},
                                                  const EvaluateOptions& options = {});
 

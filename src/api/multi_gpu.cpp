@@ -91,8 +91,27 @@ Array SplitArray::gather(Device where) const {
   return out;
 }
 
+SplitArray scatter(const ArrayView& a, const std::vector<int>& device_list) {
+  const std::vector<int> devices = device_list.empty() ? all_devices() : device_list;
+  for (int d : devices) device_info(d);
+  SplitArray s;
+  s.dtype = a.dtype;
+  s.shape = a.shape;
+  for (const SplitSlice& slice : plan_split(a.shape, {}, devices)) {
+    const ArrayView rows = a.shape.ndim == 0 ? a : rows_of(a, slice.begin, slice.end);
+    s.pieces.push_back(ArrayPiece{slice.device, slice.begin, slice.end, Array::copy_of(rows, Device::cuda(slice.device))});
+  }
+  return s;
+}
+
 std::vector<SplitArray> evaluate_split(std::string_view source, const std::vector<NamedArg>& inputs,
-                                       const std::vector<int>& device_list, const EvaluateOptions& options) {
+                                       const std::vector<int>& devices, const EvaluateOptions& options) {
+  return evaluate_split(source, inputs, {}, devices, options);
+}
+
+std::vector<SplitArray> evaluate_split(std::string_view source, const std::vector<NamedArg>& inputs,
+                                       const std::vector<SplitInput>& distributed, const std::vector<int>& device_list,
+                                       const EvaluateOptions& options) {
   if (options.device)
     fail(ErrorCode::Usage, "evaluate_split: the devices are its list; leave EvaluateOptions::device unset");
   if (options.stream)
@@ -100,11 +119,22 @@ std::vector<SplitArray> evaluate_split(std::string_view source, const std::vecto
   const std::vector<int> devices = device_list.empty() ? all_devices() : device_list;
   for (int d : devices) device_info(d);  // a Device error for an ordinal with no GPU
   for (const NamedArg& a : inputs) check_name(a.name, "input");
+  for (const SplitInput& a : distributed) {
+    check_name(a.name, "input");
+    if (a.array.pieces.empty()) fail(ErrorCode::Usage, "distributed input '{}' has no pieces", a.name);
+  }
   for (const auto& d : options.output_dtypes) check_name(d.first, "output");
+
+  // Whole inputs gathered to the host, made when first needed.
+  std::vector<Array> gathered(distributed.size());
+  auto whole = [&](std::size_t j) -> const Array& {
+    if (!gathered[j]) gathered[j] = distributed[j].array.gather();
+    return gathered[j];
+  };
 
   const std::set<std::string> raw = indexed_names(source);
   std::vector<Param> params;
-  std::vector<ArrayView> views;
+  std::vector<ArrayView> views;  // a distributed input: its first piece's, with the whole shape (for shapes only)
   bool any_raw = false;
   for (const NamedArg& a : inputs) {
     Param q;
@@ -116,6 +146,14 @@ std::vector<SplitArray> evaluate_split(std::string_view source, const std::vecto
     params.push_back(q);
     views.push_back(a.value.view());
   }
+  for (const SplitInput& a : distributed) {
+    params.push_back(Param{a.name, a.array.dtype, false, raw.count(a.name) > 0});
+    any_raw = any_raw || params.back().raw;
+    ArrayView v = a.array.pieces[0].array.view();
+    v.shape = a.array.shape;
+    v.strides = ArrayView::contiguous_strides(v.shape, v.dtype);
+    views.push_back(v);
+  }
   std::vector<OutputDecl> decls;
   for (const auto& [name, t] : options.output_dtypes) decls.push_back(OutputDecl{name, t});
   std::shared_ptr<const GpuProgram> gpu = program_for(source, params, decls, options.fast_math);
@@ -125,9 +163,11 @@ std::vector<SplitArray> evaluate_split(std::string_view source, const std::vecto
   // Position-dependent programs run whole on the first device: a slice's
   // `i` would restart at 0, and an indexed input may be read anywhere.
   if (p.uses_index || any_raw) {
+    std::vector<NamedArg> all = inputs;
+    for (std::size_t j = 0; j < distributed.size(); ++j) all.push_back(NamedArg{distributed[j].name, whole(j)});
     EvaluateOptions one = options;
     one.device = Device::cuda(devices[0]);
-    NamedArrays outs = evaluate(source, inputs, one);
+    NamedArrays outs = evaluate(source, all, one);
     for (NamedArray& o : outs) {
       SplitArray s;
       s.name = o.name;
@@ -149,9 +189,23 @@ std::vector<SplitArray> evaluate_split(std::string_view source, const std::vecto
   const std::vector<SplitSlice> plan = plan_split(shape, in_shapes, devices);
 
   for (const Var& v : p.outputs) result.push_back(SplitArray{v.name, v.dtype, shape, {}});
-  std::vector<Array> copies;                     // inputs copied to a slice's device, alive until the end
+  std::vector<Array> copies;                                  // inputs copied for a slice, alive until the end
   std::map<std::pair<std::size_t, int>, ArrayView> whole_on;  // (input, device) -> its whole copy there
   std::vector<std::unique_ptr<Stream>> streams;
+  // Rows [b, e) of input k on `dev`: in place when they are there already.
+  auto rows_on = [&](std::size_t k, std::int64_t b, std::int64_t e, const Device& dev) -> ArrayView {
+    if (k < inputs.size()) {
+      ArrayView v = rows_of(views[k], b, e);
+      if (v.device == dev) return v;
+      copies.push_back(Array::copy_of(v, dev));
+      return copies.back().view();
+    }
+    const std::size_t j = k - inputs.size();
+    for (const ArrayPiece& piece : distributed[j].array.pieces)
+      if (piece.device == dev.id && piece.begin <= b && e <= piece.end) return rows_of(piece.array.view(), b - piece.begin, e - piece.begin);
+    copies.push_back(Array::copy_of(rows_of(whole(j).view(), b, e), dev));
+    return copies.back().view();
+  };
   try {
     for (const SplitSlice& s : plan) {
       const Device dev = Device::cuda(s.device);
@@ -161,18 +215,18 @@ std::vector<SplitArray> evaluate_split(std::string_view source, const std::vecto
         if (c.kind == InputCut::Value) {
           in[k] = views[k];
         } else if (c.kind == InputCut::Rows) {
-          in[k] = rows_of(views[k], c.begin, c.end);
-          if (in[k].device != dev) {
-            copies.push_back(Array::copy_of(in[k], dev));
-            in[k] = copies.back().view();
-          }
-        } else if (views[k].device == dev) {
+          in[k] = rows_on(k, c.begin, c.end, dev);
+        } else if (k < inputs.size() && views[k].device == dev) {
           in[k] = views[k];
         } else {
           auto [it, fresh] = whole_on.try_emplace({k, s.device});
           if (fresh) {
-            copies.push_back(Array::copy_of(views[k], dev));
-            it->second = copies.back().view();
+            if (k >= inputs.size() && views[k].shape.ndim > 0) {
+              it->second = rows_on(k, 0, views[k].shape[0], dev);  // a piece there may hold it all
+            } else {
+              copies.push_back(Array::copy_of(k < inputs.size() ? views[k] : whole(k - inputs.size()).view(), dev));
+              it->second = copies.back().view();
+            }
           }
           in[k] = it->second;
         }
