@@ -19,7 +19,7 @@ print("%.2f %.2f" % (wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrs
 PY
 }
 {
-  echo "| jitrun | dtype | wall s (best of 3) | peak host RSS GB |"
+  echo "| jitrun | dtype | wall s (best of ${REPS:-3}) | peak host RSS GB |"
   echo "|---|---|---:|---:|"
   for spec in "$@"; do
     label="${spec%%=*}"; bin="${spec#*=}"
@@ -28,7 +28,7 @@ PY
     for dt in float32 float64; do
       "$bin" -i "x=ones(10):$dt" 'out = x*2' > /dev/null
       best=""; rss=""
-      for r in 1 2 3; do
+      for r in $(seq "${REPS:-3}"); do
         read -r w m < <(measure "$bin" -i "x=ones($shape):$dt" 'out = x*2')
         if [ -z "$best" ] || awk "BEGIN{exit !($w < $best)}"; then best=$w; fi
         rss=$m
