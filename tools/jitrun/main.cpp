@@ -481,7 +481,8 @@ int main(int argc, char** argv) {
   app.add_option("-i,--input", opt.inputs,
                  "NAME=SOURCE: a .npy file ('-': standard input); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
                  "arange(N), linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by "
-                 "default); N may be 1e6 or 3x4")
+                 "default); N may be 1e6, 3x4 or (3, 4); made in the GPU's memory when the program runs there; rand and "
+                 "randn are Philox4x32-10 streams of --seed, the same on the CPU and every GPU")
       ->allow_extra_args(false);
   app.add_option("-o,--output", opt.outputs,
                  "NAME=PATH: write that output to a .npy file ('-': standard output); with --emit cubin: PATH")
