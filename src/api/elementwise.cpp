@@ -18,8 +18,8 @@
 #include "api/elementwise_access.hpp"
 #include "gpu/raw_cuda.hpp"
 #include "api/record.hpp"
+#include "gpu/layout.hpp"
 #include "gpu/scratch.hpp"
-#include "gpu/launch.hpp"
 #include "limits.hpp"
 #include "names.hpp"
 #include "lang/parse.hpp"
@@ -471,10 +471,7 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
   Shape shape;  // of allocated outputs
   if (!given) {
     if (options.shape) {
-      shape = *options.shape;
-      if (!broadcasts_to(broadcast_shape(p, in_views.data()), shape))
-        fail(ErrorCode::Usage, "kernel '{}': CallOptions::shape {} differs from the inputs' broadcast shape {}", m.name,
-             to_string(shape), to_string(broadcast_shape(p, in_views.data())));
+      shape = output_shape(broadcast_shape(p, in_views.data()), &*options.shape);
     } else {
       bool any_raw = false;
       for (const Param& q : p.inputs) any_raw = any_raw || q.raw;

@@ -24,6 +24,7 @@
 
 #include "lang/check.hpp"
 #include "gpu/codegen.hpp"
+#include "gpu/layout.hpp"
 #include "cpu/eval_loops.hpp"
 #include "fail.hpp"
 #include "cpu/ops_host.hpp"
@@ -627,12 +628,7 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
     if (q.weak || q.raw) continue;
     shape = broadcast_input(shape, inputs[k].view.shape, q.name);
   }
-  if (given) {
-    if (!broadcasts_to(shape, *given))
-      fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*given),
-           to_string(shape));
-    shape = *given;
-  }
+  shape = output_shape(shape, given);
   std::vector<Output> outs;
   for (const Var& v : p.outputs) outs.push_back({v.name, HostArray(v.dtype, shape)});
   const std::int64_t total = shape.size();
@@ -673,7 +669,7 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
 }
 
 std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
-                                 const std::vector<OutputSpec>& outputs) {
+                                 const std::vector<OutputDecl>& outputs) {
   std::vector<Param> params;
   for (const Input& in : inputs) {
     if (in.view.device.kind != Device::CPU)
@@ -683,9 +679,7 @@ std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Inpu
       fail(ErrorCode::Usage, "weak input '{}' must be a 0-d int64, float64, complex128 or bool", in.name);
     params.push_back(Param{in.name, in.view.dtype, in.weak, in.raw});
   }
-  std::vector<OutputDecl> decl;
-  for (const OutputSpec& o : outputs) decl.push_back(OutputDecl{o.name, o.dtype});
-  Program p = compile_program(source, params, decl);
+  Program p = compile_program(source, params, outputs);
   return evaluate_program(p, inputs);
 }
 

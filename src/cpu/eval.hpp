@@ -21,9 +21,6 @@ struct Input {
   bool raw = false;   // indexed explicitly as name[j]; not broadcast
 };
 
-// A declared output: check's OutputDecl (one type for the idea).
-using OutputSpec = OutputDecl;
-
 struct Output {
   std::string name;
   HostArray array;
@@ -33,7 +30,7 @@ struct Output {
 // targets the program never reads back (see docs/language.md).
 // Outputs come back in order of their first assignment.
 std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
-                                 const std::vector<OutputSpec>& outputs = {});
+                                 const std::vector<OutputDecl>& outputs = {});
 
 struct CpuOptions {
   int threads = 0;  // 0: cpu_threads() (thread_pool.hpp)

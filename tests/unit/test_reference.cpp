@@ -95,8 +95,8 @@ bool run_case(const RefCase& c) {
     i.weak = in.weak;
     inputs.push_back(i);
   }
-  std::vector<OutputSpec> specs;
-  for (const auto& [name, dt] : c.outspecs) specs.push_back(OutputSpec{name, dt});
+  std::vector<OutputDecl> specs;
+  for (const auto& [name, dt] : c.outspecs) specs.push_back(OutputDecl{name, dt});
 
   if (c.error) {
     try {
