@@ -6,7 +6,9 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "api/array.hpp"
 #include "fail.hpp"
+#include "gpu/codegen.hpp"
 #include "gpu/compile.hpp"
 #include "gpu/driver.hpp"
 #include "lang/check.hpp"
@@ -134,18 +136,44 @@ NamedArrays run_pipeline(std::string_view source, const std::vector<NamedArg>& i
           break;
         }
   }
+  // Inputs updated in place: refused before anything is copied or written
+  // when they are broadcast or share memory with another input.
+  std::vector<bool> inout(given.size(), false);
+  bool any_inout = false;
+  for (const Var& v : p.outputs)
+    if (v.input >= 0) inout[static_cast<std::size_t>(v.input)] = any_inout = true;
+  if (any_inout) {
+    std::vector<ArrayView> views, outs;
+    for (const Input& in : given) views.push_back(in.view);
+    ArrayView fresh;  // the other outputs are new arrays: nothing overlaps them
+    fresh.shape = Shape{0};
+    for (const Var& v : p.outputs) outs.push_back(v.input >= 0 ? views[static_cast<std::size_t>(v.input)] : fresh);
+    const Shape s = output_shape(broadcast_shape(p, views.data()), shape ? &*shape : nullptr);
+    check_inout(p, views.data(), s);
+    check_overlap(p, views.data(), outs.data());
+  }
   if (hooks.checked && !hooks.checked(program, given, shape ? &*shape : nullptr)) return {};
 
   NamedArrays result;
+  for (const Var& v : p.outputs)
+    if (v.input >= 0) result.updated.push_back(v.name);
+  // Copies made to run where the arrays are not; an input updated in place
+  // gets its copy's result back (back[k]).
+  std::vector<Array> copies;
+  std::vector<std::pair<std::size_t, ArrayView>> back;
+  auto copy_back = [&] {
+    auto t = Clock::now();
+    for (const auto& [k, from] : back) copy_into(given[k].view, from);
+    stats.download_ms += ms_since(t);
+  };
   if (where.kind == Device::CPU) {
-    // Device arrays are copied to the host (kept alive in `copies`).
     std::vector<Input> in = given;
-    std::vector<Array> copies;
     auto t0 = Clock::now();
-    for (Input& v : in)
-      if (v.view.device.kind != Device::CPU) {
-        copies.push_back(Array::copy_of(v.view, Device::cpu()));
-        v.view = copies.back().view();
+    for (std::size_t k = 0; k < in.size(); ++k)
+      if (in[k].view.device.kind != Device::CPU) {
+        copies.push_back(Array::copy_of(in[k].view, Device::cpu()));
+        in[k].view = copies.back().view();
+        if (inout[k]) back.emplace_back(k, in[k].view);
       }
     stats.upload_ms = ms_since(t0);
     CpuOptions cpu;
@@ -153,43 +181,64 @@ NamedArrays run_pipeline(std::string_view source, const std::vector<NamedArg>& i
     auto t1 = Clock::now();
     std::vector<Output> outs = evaluate_program(p, in, shape ? &*shape : nullptr, cpu);
     stats.run_ms = ms_since(t1);
-    for (Output& o : outs) result.push_back(NamedArray{o.name, Array(std::move(o.array))});
+    for (Output& o : outs)
+      if (!o.in_place) result.push_back(NamedArray{o.name, Array(std::move(o.array))});
+    copy_back();
     return result;
   }
 
   // Arrays on another device are copied to this one; scalars (weak or a host
-  // 0-d array) are passed by value.
+  // 0-d array) are passed by value, unless they are updated in place.
   std::vector<ArrayView> views;
-  std::vector<Array> copies;
   auto t0 = Clock::now();
-  for (const Input& a : given) {
+  for (std::size_t k = 0; k < given.size(); ++k) {
+    const Input& a = given[k];
     ArrayView v = a.view;
     if (a.raw && is_host_scalar(v)) fail(ErrorCode::Usage, "raw parameter '{}' needs an array, not a scalar", a.name);
-    if (!a.weak && !is_host_scalar(v) && v.device != where) {
+    if (!a.weak && (!is_host_scalar(v) || inout[k]) && v.device != where) {
       copies.push_back(Array::copy_of(v, where));
       v = copies.back().view();
+      if (inout[k]) back.emplace_back(k, v);
     }
     views.push_back(v);
   }
   stats.upload_ms = ms_since(t0);
   const Shape out_shape = output_shape(broadcast_shape(p, views.data()), shape ? &*shape : nullptr);
+  // A program that can fail at run time leaves the inputs as they were: its
+  // in/out results go to new arrays, copied in after the launch succeeded.
+  const bool staged = any_inout && needs_error_slot(p);
   std::vector<ArrayView> out_views;
+  std::vector<Array> staging;
   for (const Var& v : p.outputs) {
-    result.push_back(NamedArray{v.name, Array::empty(v.dtype, out_shape, where)});
-    out_views.push_back(result.back().array.view());
+    if (v.input >= 0 && !staged) {
+      out_views.push_back(views[static_cast<std::size_t>(v.input)]);
+    } else if (v.input >= 0) {
+      staging.push_back(Array::empty(v.dtype, out_shape, where));
+      out_views.push_back(staging.back().view());
+    } else {
+      result.push_back(NamedArray{v.name, Array::empty(v.dtype, out_shape, where)});
+      out_views.push_back(result.back().array.view());
+    }
   }
   auto t1 = Clock::now();
   const auto stream = reinterpret_cast<CUstream>(options.stream);
   gpu->launch(where.id, views.data(), out_views.data(), stream, &stats.launch);
-  if (hooks.stats || hooks.launched) {
+  if (hooks.stats || hooks.launched || !back.empty() || staged) {
     synchronize(where.id, stream);
     stats.run_ms = ms_since(t1);
   }
   if (hooks.launched) hooks.launched(*gpu, where.id, views, out_views);
+  if (staged) {
+    // Into the arrays the kernel would have updated (the caller's or their copies).
+    std::size_t s = 0;
+    for (const Var& v : p.outputs)
+      if (v.input >= 0) copy_into(views[static_cast<std::size_t>(v.input)], staging[s++].view());
+  }
+  copy_back();
   if (hooks.outputs_to_host) {
     auto t2 = Clock::now();
     for (NamedArray& o : result) o.array = o.array.to_host();
-    stats.download_ms = ms_since(t2);
+    stats.download_ms += ms_since(t2);
   }
   return result;
 }

@@ -167,6 +167,12 @@ std::string val_name(const std::string& n) { return "v_" + n; }
 std::string ptr_name(const std::string& n) { return "p_" + n; }
 std::string arg_name(const std::string& n) { return "s_" + n; }
 std::string size_name(const std::string& n) { return "z_" + n; }
+// An in/out parameter (`x *= 5`) is an input, read once at the top, and an
+// output, written once at the end: its output side has its own prefixes, so
+// that the element function sees the input value v_x and the new value w_x.
+std::string out_val(const Var& v) { return (v.input >= 0 ? "w_" : "v_") + v.name; }
+std::string out_ptr(const Var& v) { return (v.input >= 0 ? "q_" : "p_") + v.name; }
+std::string out_vec(const Var& v) { return (v.input >= 0 ? "b_" : "a_") + v.name; }
 
 // ---------------------------------------------------------------------------
 // The statements of one element.
@@ -184,7 +190,7 @@ class BodyGen {
       note_type(v.dtype);
       std::string code = value_in(*s.expr, v.dtype);
       std::string line = local ? "const " + ctype(v.dtype) + " " + val_name(v.name) + " = " + code + ";"
-                               : val_name(v.name) + " = " + code + ";";
+                               : out_val(v) + " = " + code + ";";
       lines_.push_back(line + "  // " + comment_text(std::string_view(p_.ast.source).substr(s.span.begin, s.span.end - s.span.begin)));
     }
   }
@@ -289,7 +295,7 @@ class BodyGen {
         return val_name(p_.inputs[k].name);
       }
       case Sym::Local: return val_name(p_.locals[static_cast<std::size_t>(e.slot)].name);
-      case Sym::Output: return val_name(p_.outputs[static_cast<std::size_t>(e.slot)].name);
+      case Sym::Output: return out_val(p_.outputs[static_cast<std::size_t>(e.slot)]);
       case Sym::Index: uses_index_ = true; return "cj_i";
       case Sym::Count: uses_index_ = true; return "cj_n";
       default: return const_in(e, value_dtype(e));
@@ -413,7 +419,7 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
   g.run();
   std::vector<ArgSlot> s;
   for (std::size_t k = 0; k < p.outputs.size(); ++k)
-    s.push_back({ArgSlot::Kind::Output, static_cast<int>(k), p.outputs[k].dtype, 8, 8, ptr_name(p.outputs[k].name)});
+    s.push_back({ArgSlot::Kind::Output, static_cast<int>(k), p.outputs[k].dtype, 8, 8, out_ptr(p.outputs[k])});
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const Param& q = p.inputs[k];
     int op = static_cast<int>(k);
@@ -491,17 +497,20 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     }
   }
 
-  // Strided operands in ABI order, and each one's row in the layout argument.
+  // Strided operands in ABI order, and each one's row in the layout argument
+  // (by pointer name: an in/out parameter has two, one per side).
   std::vector<std::string> strided_names;
   std::map<std::string, int> row;
   for (std::size_t k = 0; k < p.outputs.size(); ++k)
-    if (l.outputs[k] == Access::Strided) row[p.outputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.outputs[k].name);
+    if (l.outputs[k] == Access::Strided)
+      row[out_ptr(p.outputs[k])] = static_cast<int>(strided_names.size()),
+      strided_names.push_back(p.outputs[k].name + (p.outputs[k].input >= 0 ? " (updated)" : ""));
   for (std::size_t k = 0; k < p.inputs.size(); ++k)
-    if (l.inputs[k] == Access::Strided) row[p.inputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
+    if (l.inputs[k] == Access::Strided) row[ptr_name(p.inputs[k].name)] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
 
-  auto elem_ref = [&](const std::string& name, Access a) {  // the element of a Contig/Strided operand at k
-    if (a == Access::Strided) return "cj::at(" + ptr_name(name) + ", cj_o[" + std::to_string(row[name]) + "])";
-    return ptr_name(name) + "[cj_k]";
+  auto elem_ref = [&](const std::string& ptr, Access a) {  // the element of a Contig/Strided operand at k
+    if (a == Access::Strided) return "cj::at(" + ptr + ", cj_o[" + std::to_string(row[ptr]) + "])";
+    return ptr + "[cj_k]";
   };
   auto vec_type = [&](DType t) {
     std::size_t bytes = static_cast<std::size_t>(l.vec) * dtype_size(t);
@@ -535,7 +544,7 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
         case Access::Value: setup.push_back(decl + g.load_value(q.dtype, arg_name(q.name)) + ";"); break;
         case Access::Uniform: setup.push_back(decl + g.load_value(q.dtype, ptr_name(q.name) + "[0]") + ";"); break;
         default:
-          load.push_back(decl + g.load_value(q.dtype, elem_ref(q.name, a)) + ";");
+          load.push_back(decl + g.load_value(q.dtype, elem_ref(ptr_name(q.name), a)) + ";");
           if (vector) {
             vload.push_back("const " + vec_type(q.dtype) + " a_" + q.name + " = reinterpret_cast<const " + vec_type(q.dtype) +
                             "*>(" + ptr_name(q.name) + ")[cj_kv];");
@@ -550,15 +559,16 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   }
   for (std::size_t k = 0; k < p.outputs.size(); ++k) {
     const Var& v = p.outputs[k];
-    eparams.push_back(ctype(v.dtype) + "& " + val_name(v.name));
-    eargs.push_back(val_name(v.name));
-    load.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
-    store.push_back(elem_ref(v.name, l.outputs[k]) + " = " + g.store_value(v.dtype, val_name(v.name)) + ";");
+    const std::string val = out_val(v), vec = out_vec(v);
+    eparams.push_back(ctype(v.dtype) + "& " + val);
+    eargs.push_back(val);
+    load.push_back(ctype(v.dtype) + " " + val + ";");
+    store.push_back(elem_ref(out_ptr(v), l.outputs[k]) + " = " + g.store_value(v.dtype, val) + ";");
     if (vector) {
-      vload.push_back(vec_type(v.dtype) + " a_" + v.name + ";");
-      velem.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
-      vstore_elem.push_back("a_" + v.name + ".v[cj_j] = " + g.store_value(v.dtype, val_name(v.name)) + ";");
-      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + ptr_name(v.name) + ")[cj_kv] = a_" + v.name + ";");
+      vload.push_back(vec_type(v.dtype) + " " + vec + ";");
+      velem.push_back(ctype(v.dtype) + " " + val + ";");
+      vstore_elem.push_back(vec + ".v[cj_j] = " + g.store_value(v.dtype, val) + ";");
+      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + out_ptr(v) + ")[cj_kv] = " + vec + ";");
     }
   }
   if (g.uses_err_) {
@@ -581,7 +591,8 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
       pos = e + 1;
     }
     for (std::size_t k = 0; k < p.outputs.size(); ++k)
-      ops.push_back(fmt::format("// output {}: {}, {}", p.outputs[k].name, dtype_name(p.outputs[k].dtype), access_name(l.outputs[k])));
+      ops.push_back(fmt::format("// output {}: {}, {}{}", p.outputs[k].name, dtype_name(p.outputs[k].dtype), access_name(l.outputs[k]),
+                                p.outputs[k].input >= 0 ? " (the input updated in place)" : ""));
     for (std::size_t k = 0; k < p.inputs.size(); ++k) {
       const Param& q = p.inputs[k];
       ops.push_back(fmt::format("// input {}: {}{}, {}{}", q.name, q.weak ? "weak " : "", dtype_name(q.dtype), access_name(l.inputs[k]),

@@ -226,6 +226,10 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
   for (const Input& in : inputs) views.push_back(in.view);
   Shape out_shape = shape ? *shape : broadcast_shape(*program, views.data());
   for (const Var& v : program->outputs) {
+    if (v.input >= 0) {  // an input updated in place is its own output
+      outs.push_back(ins[static_cast<std::size_t>(v.input)]);
+      continue;
+    }
     OperandView o;
     o.dtype = v.dtype;
     o.shape = out_shape;
@@ -386,7 +390,12 @@ int run(const Options& args) {
 
   // With a .npy on standard output, the other outputs' summaries go to stderr.
   FILE* text_out = to_stdout.empty() ? stdout : stderr;
-  for (const auto& [name, a] : outs) {
+  // The outputs in order of first assignment; an input updated in place is
+  // one, its result in jitrun's own (host) array of it.
+  std::vector<std::pair<std::string, Array>> results;
+  for (const Var& v : program->outputs)
+    results.emplace_back(v.name, v.input >= 0 ? Array(sources[static_cast<std::size_t>(v.input)].array) : outs[v.name]);
+  for (const auto& [name, a] : results) {
     auto it = paths.find(name);
     if (it != paths.end() && it->second == "-") {
       std::fflush(stdout);
