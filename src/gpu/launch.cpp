@@ -186,7 +186,8 @@ struct GpuProgram::Impl {
     b.add(static_cast<std::uint64_t>(opt.render ? 1 : 0));
     for (const Param& q : program->inputs)
       b.add(q.name).add(static_cast<std::uint64_t>(q.dtype) | (q.weak ? 0x100u : 0u) | (q.raw ? 0x200u : 0u));
-    for (const Var& v : program->outputs) b.add(v.name).add(static_cast<std::uint64_t>(v.dtype));
+    // An in/out output (Var::input) keys apart from a plain output of its name.
+    for (const Var& v : program->outputs) b.add(v.name).add(static_cast<std::uint64_t>(v.dtype)).add(static_cast<std::uint64_t>(v.input + 1));
     base_key = b.finish();
     recipe_fields = opt.recipe.empty() ? program_recipe(*program, opt.kernel_name) : opt.recipe;
     if (opt.fast_math) recipe_fields += "fast_math = true\n";
@@ -619,8 +620,8 @@ std::string program_recipe(const Program& p, const std::string& kernel_name) {
   }
   r += "]\n";
   std::string outs;
-  for (const Var& v : p.outputs)
-    if (v.declared) outs += (outs.empty() ? "" : ", ") + toml_quote(v.name + "=" + std::string(dtype_name(*v.declared)));
+  for (const Var& v : p.outputs)  // an input updated in place is declared by the program text itself
+    if (v.declared && v.input < 0) outs += (outs.empty() ? "" : ", ") + toml_quote(v.name + "=" + std::string(dtype_name(*v.declared)));
   if (!outs.empty()) r += "outputs = [" + outs + "]\n";
   return r;
 }
