@@ -12,7 +12,6 @@
 #include <cstring>
 #include <unistd.h>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "api/pipeline.hpp"
