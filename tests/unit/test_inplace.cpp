@@ -13,6 +13,9 @@
 #include "cujit/elementwise.hpp"
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
+#include "cpu/eval.hpp"
+#include "gpu/layout.hpp"
+#include "lang/check.hpp"
 
 using namespace cujit;
 
@@ -190,4 +193,45 @@ TEST_CASE("in place: ElementwiseKernel updates an input the operation assigns", 
   std::vector<float> d(8);
   CHECK(error_of([&] { k(ArrayView::host(d.data(), {4}), ArrayView::host(d.data() + 2, {4})); }, ErrorCode::Usage) ==
         "input 'y' shares memory with input 'x', which the program updates in place; pass a copy of 'y'");
+}
+
+TEST_CASE("in place: the launcher's and the CPU evaluator's own checks", "[inplace]") {
+  Program p = compile_program("x *= 2; out = x + y", {{"x", DType::Float32}, {"y", DType::Float32}});
+  REQUIRE(p.outputs.size() == 2);
+  std::vector<float> buf(32), other(8);
+  ArrayView x = ArrayView::host(buf.data(), {8}), y = ArrayView::host(other.data(), {8});
+  ArrayView out = ArrayView::host(buf.data() + 16, {8});
+  // The in/out output must be the input's own view (or a new array).
+  ArrayView shifted = ArrayView::host(buf.data() + 1, {8});
+  ArrayView ins[] = {x, y};
+  ArrayView wrong_view[] = {shifted, out};
+  // A different view of the same memory is an ordinary output overlapping input 'x'.
+  CHECK(error_of([&] { check_overlap(p, ins, wrong_view); }, ErrorCode::Usage) ==
+        "output 'x' overlaps input 'x' other than element for element (only exactly in place, the same view, is "
+        "allowed); write to a new array");
+  ArrayView same_data = x;
+  same_data.strides = Shape{8};  // the same first element, other strides
+  same_data.shape = Shape{4};
+  ArrayView bad_own[] = {same_data, out};
+  CHECK(error_of([&] { check_overlap(p, ins, bad_own); }, ErrorCode::Usage) ==
+        "output 'x' is the input updated in place: it must be the input's own array");
+  // An output overlapping the updated input.
+  ArrayView over[] = {x, ArrayView::host(buf.data() + 4, {8})};
+  CHECK(error_of([&] { check_overlap(p, ins, over); }, ErrorCode::Usage) ==
+        "outputs 'x' and 'out' overlap in memory; give each its own array");
+  // Any output that is a broadcast view.
+  ArrayView rep = out;
+  rep.strides = Shape{0};
+  ArrayView bcast[] = {x, rep};
+  CHECK(error_of([&] { check_overlap(p, ins, bcast); }, ErrorCode::Usage) ==
+        "output 'out' is a broadcast view (stride 0 in dimension 0 of extent 8): its elements are shared; write to a "
+        "new array");
+  ArrayView fine[] = {x, out};
+  check_overlap(p, ins, fine);
+
+  // The CPU evaluator updates host memory only.
+  ArrayView on_gpu = ArrayView::cuda(reinterpret_cast<float*>(std::uintptr_t{1} << 20), {8});
+  CHECK(error_of([&] { evaluate_program(p, {Input{"x", on_gpu}, Input{"y", y}}); }, ErrorCode::Usage) ==
+        "input 'x' is updated in place but is in GPU memory; the CPU evaluator needs host arrays");
+  CHECK(buf == std::vector<float>(32));
 }
