@@ -28,6 +28,7 @@
 #include "progress.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
+#include "split.hpp"
 #include "../tool_common.hpp"
 
 using namespace cujit;
@@ -109,7 +110,7 @@ std::string summary(const std::string& name, const Array& a) {
 // A -i value as an argument: a weak scalar (an unsuffixed literal) is a
 // Python-like number, anything else the array (a 0-d one is a typed scalar).
 Arg as_arg(const jitrun::Source& s) {
-  if (!s.weak) return Arg(s.array.view());
+  if (!s.weak) return Arg(s.view());  // a host array, or a generator's on the GPU
   switch (s.array.dtype()) {
     case DType::Int64: return Arg(*s.array.as<std::int64_t>());
     case DType::Float64: return Arg(*s.array.as<double>());
@@ -125,6 +126,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 // Where to run: -1 for the CPU, else a CUDA ordinal.
 int choose_device(const std::string& d) {
   if (d == "cpu") return -1;
+  if (d == "all") return device_info(0).ordinal;  // split over every GPU (split.hpp); inputs made on GPU 0
   if (d == "auto") {
     if (gpu_available()) return 0;
     std::fprintf(stderr, "jitrun: no usable GPU (%s); running on the CPU\n", gpu_unavailable_reason().c_str());
@@ -137,7 +139,7 @@ int choose_device(const std::string& d) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != d.size() || k < 0) fail(ErrorCode::Usage, "--device must be auto, cpu or a CUDA device number, got '{}'", d);
+  if (used != d.size() || k < 0) fail(ErrorCode::Usage, "--device must be auto, cpu, all or a CUDA device number, got '{}'", d);
   device_info(k);  // a Device error (exit code 4) when there is no such GPU
   return k;
 }
@@ -319,6 +321,7 @@ int run(const Options& args) {
   if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
   if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
+  if (opt.bench && opt.device == "all") fail(ErrorCode::Usage, "--bench times the kernel on one GPU; give --device N");
 
   std::vector<jitrun::Source> sources;
   std::vector<NamedArg> named;
@@ -326,7 +329,7 @@ int run(const Options& args) {
     auto [name, text] = split_eq(spec, "-i/--input");
     for (const NamedArg& a : named)
       if (a.name == name) fail(ErrorCode::Usage, "input '{}' is given twice", name);
-    sources.push_back(jitrun::make_source(name, text, opt.seed + sources.size()));
+    sources.push_back(jitrun::make_source(name, text, opt.seed + sources.size(), device));
     named.push_back(NamedArg{name, as_arg(sources.back())});
   }
 
@@ -350,6 +353,8 @@ int run(const Options& args) {
   if (device < 0 && jitrun::Progress::wanted()) hooks.progress = [&](std::int64_t done, std::int64_t total) { progress(done, total); };
   std::shared_ptr<const Program> program;
   int emitted = -1;
+  const bool split = opt.device == "all" && opt.emit.empty();
+  std::vector<std::pair<std::string, Array>> split_outs;
   hooks.checked = [&](const std::shared_ptr<const Program>& p, const std::vector<Input>& inputs, const Shape* shape) {
     program = p;
     for (const auto& [name, path] : paths) {
@@ -358,7 +363,10 @@ int run(const Options& args) {
       for (const Var& v : p->outputs) found = found || v.name == name, all += (all.empty() ? "" : ", ") + v.name;
       if (!found) fail(ErrorCode::Usage, "-o {}: the program has no output '{}' (its outputs: {})", name, name, all);
     }
-    if (opt.emit.empty()) return true;
+    // --device all: evaluate_split, the pipeline of several GPUs (which
+    // refuses a program that updates an input in place).
+    if (split) split_outs = jitrun::run_split(opt.program, inputs, shape, eo.output_dtypes, opt.verbose);
+    if (split || opt.emit.empty()) return !split;
     emitted = emit(opt, p, inputs, shape);
     return false;
   };
@@ -369,9 +377,9 @@ int run(const Options& args) {
     };
   NamedArrays outs = run_pipeline(opt.program, named, eo, hooks);
   if (emitted >= 0) return emitted;
-  if (opt.verbose && device < 0) {
+  if (opt.verbose && !split && device < 0) {
     std::fprintf(stderr, "jitrun: device cpu; parse+check %.3f ms; evaluate %.3f ms\n", st.check_ms, st.run_ms);
-  } else if (opt.verbose) {
+  } else if (opt.verbose && !split) {
     const DeviceInfo& info = device_info(device);
     const LaunchStats& ls = st.launch;
     std::fprintf(stderr,
@@ -391,9 +399,11 @@ int run(const Options& args) {
   FILE* text_out = to_stdout.empty() ? stdout : stderr;
   // The outputs in order of first assignment; an input updated in place is
   // one, its result in jitrun's own (host) array of it.
-  std::vector<std::pair<std::string, Array>> results;
-  for (const Var& v : program->outputs)
-    results.emplace_back(v.name, v.input >= 0 ? Array(sources[static_cast<std::size_t>(v.input)].array) : outs[v.name]);
+  std::vector<std::pair<std::string, Array>> results = std::move(split_outs);
+  auto updated = [&](const jitrun::Source& s) { return s.device ? s.device.to_host() : Array(s.array); };
+  if (!split)
+    for (const Var& v : program->outputs)
+      results.emplace_back(v.name, v.input >= 0 ? updated(sources[static_cast<std::size_t>(v.input)]) : outs[v.name]);
   for (const auto& [name, a] : results) {
     auto it = paths.find(name);
     if (it != paths.end() && it->second == "-") {
@@ -422,7 +432,8 @@ int main(int argc, char** argv) {
   app.add_option("-i,--input", opt.inputs,
                  "NAME=SOURCE: a .npy file ('-': standard input); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
                  "arange(N), linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by "
-                 "default); N may be 1e6 or 3x4")
+                 "default); N may be 1e6, 3x4 or (3, 4); made in the GPU's memory when the program runs there; rand and "
+                 "randn are Philox4x32-10 streams of --seed, the same on the CPU and every GPU")
       ->allow_extra_args(false);
   app.add_option("-o,--output", opt.outputs,
                  "NAME=PATH: write that output to a .npy file ('-': standard output); with --emit cubin: PATH")
@@ -432,7 +443,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"source", "ptx", "cubin"}));
   app.add_option("--arch", opt.arch, "--emit ptx|cubin target, e.g. sm_90 (default: GPU 0's, else sm_90)");
   app.add_flag("--print", opt.print, "print outputs the way NumPy prints arrays");
-  app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, or a CUDA device number");
+  app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, a CUDA device number, or all: the job split along "
+                 "the outputs' first dimension over every GPU");
   app.add_flag("--bench", opt.bench, "time the kernel: median of the runs after a warm-up, GB/s, and a device-to-device copy of the same bytes");
   app.add_option("--bench-runs", opt.bench_runs, "runs timed by --bench (default 20)");
   app.add_option("--shape", opt.shape, "shape of the outputs (e.g. 1000 or 3x4) when no array input gives it");
