@@ -11,6 +11,16 @@
 // program indexes (`x[j]`) are raw parameters. Scalars follow arg.hpp
 // (a C++ number is weak, Arg::typed is strong).
 //
+// In-place updates: a program may assign an input (`x *= 5; x *= x; x += x`,
+// NumPy's in-place ufuncs). The array passed for it is then updated: in
+// place where the program runs on its memory, else through a copy that is
+// written back before evaluate() returns. Statements after an update read the
+// new value. Refused before anything is copied or written (docs/runtime.md):
+// an updated input that would be broadcast to the result's shape or is a
+// broadcast view (Data), or one that shares memory with another input, even
+// as the same view (Usage). A program that can fail at run time (raw
+// indexing) leaves the arrays as they were when it fails.
+//
 // Each program text with its parameter signature is checked and compiled once
 // per process; a repeated call costs a hash of the text and a cached launch.
 #pragma once
@@ -36,7 +46,9 @@ struct NamedArray {
 };
 
 // evaluate()'s outputs in order of first assignment (outs[0].array), and by
-// name (outs["out"]).
+// name (outs["out"]). An input the program updates in place (`x *= 5`) is not
+// among them: its result is in the array that was passed for it, and its name
+// is in `updated`.
 class CUJIT_API NamedArrays : public std::vector<NamedArray> {
  public:
   using std::vector<NamedArray>::vector;
@@ -45,6 +57,7 @@ class CUJIT_API NamedArrays : public std::vector<NamedArray> {
   const Array& operator[](std::string_view name) const;
   Array& operator[](std::string_view name);
   bool contains(std::string_view name) const;
+  std::vector<std::string> updated;  // the inputs updated in place, in order of first assignment
 };
 
 struct EvaluateOptions {

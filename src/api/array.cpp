@@ -171,7 +171,85 @@ void pack_host(void* dst, const ArrayView& src) {
   }
 }
 
+// The inverse: contiguous host memory at `src` into a host view of any strides.
+void unpack_host(const ArrayView& dst, const void* src) {
+  std::size_t item = dst.itemsize();
+  std::int64_t n = dst.size();
+  if (n == 0) return;
+  if (dst.is_c_contiguous()) {
+    std::memmove(dst.data, src, static_cast<std::size_t>(n) * item);
+    return;
+  }
+  const auto* in = static_cast<const unsigned char*>(src);
+  auto* base = static_cast<unsigned char*>(dst.data);
+  std::int64_t idx[kMaxDims] = {};
+  const int nd = dst.shape.ndim;
+  std::int64_t off = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::memcpy(base + off, in + static_cast<std::size_t>(k) * item, item);
+    for (int d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < dst.shape[d]) {
+        off += dst.strides[d];
+        break;
+      }
+      off -= (dst.shape[d] - 1) * dst.strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 }  // namespace
+
+void copy_into(const ArrayView& dst, const ArrayView& src) {
+  if (src.dtype != dst.dtype || src.shape != dst.shape || !src.is_c_contiguous())
+    fail(ErrorCode::Internal, "copy_into: a {} {} source for a {} {} destination", dtype_name(src.dtype),
+         to_string(src.shape), dtype_name(dst.dtype), to_string(dst.shape));
+  const std::size_t bytes = static_cast<std::size_t>(dst.size()) * dst.itemsize();
+  if (bytes == 0 || dst.data == src.data) return;
+  const auto src_ptr = reinterpret_cast<CUdeviceptr>(src.data);
+  if (dst.is_c_contiguous()) {
+    const auto dst_ptr = reinterpret_cast<CUdeviceptr>(dst.data);
+    if (dst.device.kind == Device::CPU && src.device.kind == Device::CPU) {
+      std::memmove(dst.data, src.data, bytes);
+    } else if (dst.device.kind == Device::CPU) {
+      memcpy_dtoh(src.device.id, dst.data, src_ptr, bytes);
+    } else if (src.device.kind == Device::CPU) {
+      memcpy_htod(dst.device.id, dst_ptr, src.data, bytes);
+      synchronize(dst.device.id, nullptr);
+    } else if (src.device.id == dst.device.id) {
+      memcpy_dtod(dst.device.id, dst_ptr, src_ptr, bytes);
+    } else {
+      Array staging = Array::copy_of(src, Device::cpu());
+      memcpy_htod(dst.device.id, dst_ptr, staging.data(), bytes);
+      synchronize(dst.device.id, nullptr);
+    }
+    return;
+  }
+  Array staging;
+  const void* packed = src.data;
+  if (src.device.kind != Device::CPU) {
+    staging = Array::copy_of(src, Device::cpu());
+    packed = staging.data();
+  }
+  if (dst.device.kind == Device::CPU) {
+    unpack_host(dst, packed);
+    return;
+  }
+  std::int64_t lo = 0, hi = static_cast<std::int64_t>(dst.itemsize());
+  for (int d = 0; d < dst.shape.ndim; ++d) {
+    std::int64_t reach = (dst.shape[d] - 1) * dst.strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  std::vector<unsigned char> span(static_cast<std::size_t>(hi - lo));
+  const CUdeviceptr at = reinterpret_cast<CUdeviceptr>(dst.data) + lo;
+  memcpy_dtoh(dst.device.id, span.data(), at, span.size());
+  ArrayView host = dst;
+  host.data = span.data() - lo;
+  host.device = Device::cpu();
+  unpack_host(host, packed);
+  memcpy_htod(dst.device.id, at, span.data(), span.size());
+  synchronize(dst.device.id, nullptr);
+}
 
 Array::Array(HostArray host) : owner_(host.owner()), view_(host.view()) {
   if (!owner_) owner_ = std::make_shared<char>(0);  // a default HostArray: keep the Array non-null

@@ -19,4 +19,12 @@ std::size_t checked_nbytes(const Shape& shape, DType dtype, std::string_view wha
 // The element count, or -1 when it does not fit in int64.
 std::int64_t checked_size(const Shape& shape);
 
+// Copies C-contiguous `src` into `dst` (the same dtype and shape, any strides,
+// either of them in host or device memory): an array updated in place where
+// it was copied to run (a host array on the GPU, a device array on the CPU)
+// gets its result back this way. Returns when the data has arrived. A strided
+// `dst` in device memory is updated through the host: the bytes it spans come
+// down, its elements are written there, and the span goes back up.
+void copy_into(const ArrayView& dst, const ArrayView& src);
+
 }  // namespace cujit

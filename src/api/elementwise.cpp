@@ -15,11 +15,12 @@
 #include "fail.hpp"
 #include "gpu/launch.hpp"
 #include "lang/parse.hpp"
+#include "api/array.hpp"
 #include "api/elementwise_access.hpp"
 #include "gpu/raw_cuda.hpp"
 #include "api/record.hpp"
+#include "gpu/layout.hpp"
 #include "gpu/scratch.hpp"
-#include "gpu/launch.hpp"
 #include "limits.hpp"
 #include "names.hpp"
 #include "lang/parse.hpp"
@@ -325,7 +326,18 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
   check_name(name, "kernel name");
   m.ins = parse_params(in_params, "in_params");
   m.outs = parse_params(out_params, "out_params");
-  if (m.outs.empty()) fail(ErrorCode::Usage, "kernel '{}': out_params declares no output", name);
+  if (m.outs.empty()) {
+    // An operation that updates an input in place (`x *= 2`) needs no other output.
+    bool updates = false;
+    if (!m.opt.raw_cuda) try {
+        for (const Stmt& s : parse(operation).stmts)
+          for (const ParamDecl& d : m.ins) updates = updates || s.target == d.name;
+      } catch (const Error&) {
+        // A syntax error: the missing output is the first thing to fix.
+      }
+    if (!updates)
+      fail(ErrorCode::Usage, "kernel '{}': out_params declares no output, and the operation updates no input in place", name);
+  }
   if (m.ins.size() + m.outs.size() > kMaxParams)
     fail(ErrorCode::Usage, "kernel '{}': {} parameters are more than the limit of {}", name, m.ins.size() + m.outs.size(),
          kMaxParams);
@@ -335,7 +347,11 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
   std::set<std::string> seen;
   for (const auto* list : {&m.ins, &m.outs})
     for (const ParamDecl& d : *list) {
-      if (!seen.insert(d.name).second) fail(ErrorCode::Usage, "kernel '{}': parameter '{}' is declared twice", name, d.name);
+      if (!seen.insert(d.name).second)
+        fail(ErrorCode::Usage,
+             "kernel '{}': parameter '{}' is declared twice; to update an array in place, declare it once in "
+             "in_params and assign it in the operation ('{} *= 2'), or pass the same array as an input and an output",
+             name, d.name, d.name);
       if (!d.placeholder.empty()) m.has_placeholder = true;
       if (m.opt.raw_cuda && (d.name == "i" || d.name == "n"))
         fail(ErrorCode::Usage, "kernel '{}': parameter name '{}' is reserved (i and n are the element index and count)",
@@ -453,8 +469,8 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
   struct ScalarBytes {
     alignas(16) unsigned char b[16];
   };
-  Scratch<ArrayView, 8> in_views(nin), out_views(nout);
   Scratch<ScalarBytes, 8> conv(nin);
+  Scratch<ArrayView, 8> in_views(nin);
   for (std::size_t k = 0; k < nin; ++k) {
     const Arg& a = args[k];
     if (b->convert[k] && (a.view().dtype != *b->convert[k] || a.is_weak())) {
@@ -468,13 +484,21 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
     }
   }
   const Program& p = b->gpu->program();
+  // One view per Program output: the out_params, then the inputs the
+  // operation updates in place, which are their own outputs.
+  Scratch<ArrayView, 8> out_views(p.outputs.size());
+  for (std::size_t s = 0; s < p.outputs.size(); ++s) {
+    const int k = p.outputs[s].input;
+    if (k < 0) continue;
+    if (!args[k].is_array() || is_scalar(args[k]))
+      fail(ErrorCode::Usage, "kernel '{}': input '{}' is updated in place by the operation, so it must be an array, not a scalar",
+           m.name, p.outputs[s].name);
+    out_views[s] = in_views[static_cast<std::size_t>(k)];
+  }
   Shape shape;  // of allocated outputs
   if (!given) {
     if (options.shape) {
-      shape = *options.shape;
-      if (!broadcasts_to(broadcast_shape(p, in_views.data()), shape))
-        fail(ErrorCode::Usage, "kernel '{}': CallOptions::shape {} differs from the inputs' broadcast shape {}", m.name,
-             to_string(shape), to_string(broadcast_shape(p, in_views.data())));
+      shape = output_shape(broadcast_shape(p, in_views.data()), &*options.shape);
     } else {
       bool any_raw = false;
       for (const Param& q : p.inputs) any_raw = any_raw || q.raw;
@@ -495,9 +519,17 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
     }
   }
 
+  // Inputs updated in place must have the call's shape and their own memory.
+  const bool any_inout = p.outputs.size() > nout;
+  if (any_inout) {
+    const Shape call_shape = given && nout > 0 ? args[nin].view().shape : given ? broadcast_shape(p, in_views.data()) : shape;
+    check_inout(p, in_views.data(), call_shape);
+  }
+
   if (on_cpu) {
     // The GPU's checks first (shapes, dtypes, overlap), with its messages, so
     // a kernel that passes here passes there.
+    const std::size_t nout = p.outputs.size();
     std::vector<OperandView> iv(nin), ov(nout);
     std::vector<Input> inputs;
     for (std::size_t k = 0; k < nin; ++k) {
@@ -513,7 +545,23 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
     const LaunchPlan plan = plan_launch(p, iv, ov, 1);
     check_overlap(p, in_views.data(), out_views.data());
     std::vector<Output> results = evaluate_program(p, inputs, &plan.shape);
-    for (std::size_t k = 0; k < nout; ++k) scatter_host(out_views[k], results[k].array.data());
+    for (std::size_t k = 0; k < nout; ++k)
+      if (!results[k].in_place) scatter_host(out_views[k], results[k].array.data());
+  } else if (any_inout && needs_error_slot(p)) {
+    // A program that can fail at run time (it waits for the kernel anyway)
+    // leaves the arrays it updates as they were: their results go to new
+    // arrays, copied in after the kernel succeeded.
+    std::vector<Array> staging;
+    for (std::size_t s = 0; s < p.outputs.size(); ++s)
+      if (p.outputs[s].input >= 0) {
+        staging.push_back(Array::empty(p.outputs[s].dtype, out_views[s].shape, Device::cuda(device)));
+        out_views[s] = staging.back().view();
+      }
+    StreamHandle stream = options.stream ? *options.stream : m.opt.stream;
+    b->gpu->launch(device, in_views.data(), out_views.data(), reinterpret_cast<CUstream>(stream));
+    synchronize(device, reinterpret_cast<CUstream>(stream));
+    for (std::size_t s = 0; s < p.outputs.size(); ++s)
+      if (p.outputs[s].input >= 0) copy_into(in_views[static_cast<std::size_t>(p.outputs[s].input)], out_views[s]);
   } else {
     StreamHandle stream = options.stream ? *options.stream : m.opt.stream;
     b->gpu->launch(device, in_views.data(), out_views.data(), reinterpret_cast<CUstream>(stream));

@@ -158,6 +158,14 @@ std::vector<SplitArray> evaluate_split(std::string_view source, const std::vecto
   for (const auto& [name, t] : options.output_dtypes) decls.push_back(OutputDecl{name, t});
   std::shared_ptr<const GpuProgram> gpu = program_for(source, params, decls, options.fast_math);
   const Program& p = gpu->program();
+  // A split run writes new pieces: it has no way yet to update the caller's
+  // array in place (docs/language.md, "In-place updates").
+  for (const Var& v : p.outputs)
+    if (v.input >= 0)
+      fail(ErrorCode::Usage,
+           "evaluate_split: the program updates input '{}' in place, which a run split over GPUs does not do yet; "
+           "run it on one device (evaluate(), jitrun --device N)",
+           v.name);
 
   std::vector<SplitArray> result;
   // Position-dependent programs run whole on the first device: a slice's

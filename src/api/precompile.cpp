@@ -17,6 +17,15 @@
 #include "api/manifest.hpp"
 
 namespace cujit {
+
+namespace {
+// Whether input k is one the program updates in place (it keeps the full shape).
+bool updated_in_place(const Program& p, std::size_t k) {
+  for (const Var& v : p.outputs)
+    if (v.input == static_cast<int>(k)) return true;
+  return false;
+}
+}  // namespace
 namespace {
 
 std::optional<Access> access_of(char c) {
@@ -166,7 +175,7 @@ KernelLayout layout_for(const GpuProgram& g, const std::vector<bool>& host_value
       v.shape.ndim = 1;
       v.shape[0] = 1024;
       v.strides = ArrayView::contiguous_strides(v.shape, q.dtype);
-    } else if (kind == "broadcast") {
+    } else if (kind == "broadcast" && !updated_in_place(p, k)) {
       v.shape.ndim = 1;
       v.shape[0] = out_shape[1];
       v.strides = ArrayView::contiguous_strides(v.shape, q.dtype);
@@ -177,6 +186,10 @@ KernelLayout layout_for(const GpuProgram& g, const std::vector<bool>& host_value
   }
   for (std::size_t k = 0; k < p.outputs.size(); ++k) {
     OperandView& v = out[k];
+    if (p.outputs[k].input >= 0) {  // an input updated in place is its own output
+      v = in[static_cast<std::size_t>(p.outputs[k].input)];
+      continue;
+    }
     v.dtype = p.outputs[k].dtype;
     v.address = address();
     v.shape = out_shape;

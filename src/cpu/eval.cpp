@@ -22,8 +22,10 @@
 #include <mutex>
 #include <string>
 
+#include "api/array.hpp"
 #include "lang/check.hpp"
 #include "gpu/codegen.hpp"
+#include "gpu/layout.hpp"
 #include "cpu/eval_loops.hpp"
 #include "fail.hpp"
 #include "cpu/ops_host.hpp"
@@ -270,8 +272,8 @@ struct Plan {
 
 class Planner {
  public:
-  Planner(const Program& p, const std::vector<Input>& in, const Shape& shape, std::vector<Output>& outs, Plan& plan)
-      : p_(p), in_(in), shape_(shape), outs_(outs), plan_(plan), input_val_(in.size()),
+  Planner(const Program& p, const std::vector<Input>& in, const Shape& shape, const std::vector<void*>& out_base, Plan& plan)
+      : p_(p), in_(in), shape_(shape), out_base_(out_base), plan_(plan), input_val_(in.size()),
         locals_(p.locals.size()), outputs_(p.outputs.size()) {}
 
   void run() {
@@ -287,8 +289,13 @@ class Planner {
       Val v = outputs_[k];
       if (v.reg < 0) fail(ErrorCode::Internal, "CPU evaluator: output '{}' is never assigned", p_.outputs[k].name);
       Reg& r = plan_.regs[static_cast<std::size_t>(v.reg)];
-      unsigned char* base = static_cast<unsigned char*>(outs_[k].array.data());
-      if (r.kind == Reg::Scratch && !placed[static_cast<std::size_t>(v.reg)]) {
+      unsigned char* base = static_cast<unsigned char*>(out_base_[k]);
+      // An input updated in place gets its value by a copy after everything
+      // else: the loops' operands and results never alias (they are
+      // restrict), and the input's elements are read before they are written.
+      const bool inout = p_.outputs[k].input >= 0;
+      if (inout && r.kind == Reg::In && r.base == base) continue;  // `x = x`: already there
+      if (!inout && r.kind == Reg::Scratch && !placed[static_cast<std::size_t>(v.reg)]) {
         r.kind = Reg::Out;
         r.base = base;
         placed[static_cast<std::size_t>(v.reg)] = true;
@@ -573,7 +580,7 @@ class Planner {
   const Program& p_;
   const std::vector<Input>& in_;
   const Shape& shape_;
-  std::vector<Output>& outs_;
+  const std::vector<void*>& out_base_;
   Plan& plan_;
   std::vector<Instr> instrs_;
   std::vector<Val> input_val_, locals_, outputs_;
@@ -627,19 +634,38 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
     if (q.weak || q.raw) continue;
     shape = broadcast_input(shape, inputs[k].view.shape, q.name);
   }
-  if (given) {
-    if (!broadcasts_to(shape, *given))
-      fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*given),
-           to_string(shape));
-    shape = *given;
-  }
+  shape = output_shape(shape, given);
+  std::vector<ArrayView> in_views;
+  for (const Input& in : inputs) in_views.push_back(in.view);
+  check_inout(p, in_views.data(), shape);
+  // Each output's memory: a new array, or the array of the input it updates
+  // in place (through a contiguous copy when that array is strided).
   std::vector<Output> outs;
-  for (const Var& v : p.outputs) outs.push_back({v.name, HostArray(v.dtype, shape)});
+  std::vector<void*> base;
+  std::vector<ArrayView> out_views;
+  // A program that can fail at run time leaves the inputs as they were.
+  const bool staged = needs_error_slot(p);
+  for (const Var& v : p.outputs) {
+    if (v.input < 0) {
+      outs.push_back({v.name, HostArray(v.dtype, shape)});
+      base.push_back(outs.back().array.data());
+      out_views.push_back(outs.back().array.view());
+      continue;
+    }
+    const ArrayView& x = inputs[static_cast<std::size_t>(v.input)].view;
+    if (x.device.kind != Device::CPU)
+      fail(ErrorCode::Usage, "input '{}' is updated in place but is in GPU memory; the CPU evaluator needs host arrays", v.name);
+    const bool direct = x.is_c_contiguous() && !staged;
+    outs.push_back({v.name, direct ? HostArray() : HostArray(v.dtype, shape), true});
+    base.push_back(direct ? x.data : outs.back().array.data());
+    out_views.push_back(direct ? x : outs.back().array.view());
+  }
+  check_overlap(p, in_views.data(), out_views.data());
   const std::int64_t total = shape.size();
   if (total == 0) return outs;
 
   Plan plan;
-  Planner(p, inputs, shape, outs, plan).run();
+  Planner(p, inputs, shape, base, plan).run();
 
   const std::int64_t tasks = (total + kChunk - 1) / kChunk;
   int threads = options.threads > 0 ? options.threads : cpu_threads();
@@ -668,12 +694,19 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
     if (worker == 0 && options.progress) options.progress(d * kChunk < total ? d * kChunk : total, total);
   });
   if (failure) std::rethrow_exception(failure);
+  // Arrays updated through a copy (strided ones, or all where the program can
+  // fail) get their results now that the run has succeeded.
+  for (std::size_t k = 0; k < outs.size(); ++k)
+    if (outs[k].in_place && outs[k].array.data()) {
+      copy_into(inputs[static_cast<std::size_t>(p.outputs[k].input)].view, outs[k].array.view());
+      outs[k].array = HostArray();
+    }
   if (options.progress) options.progress(total, total);
   return outs;
 }
 
 std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
-                                 const std::vector<OutputSpec>& outputs) {
+                                 const std::vector<OutputDecl>& outputs) {
   std::vector<Param> params;
   for (const Input& in : inputs) {
     if (in.view.device.kind != Device::CPU)
@@ -683,9 +716,7 @@ std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Inpu
       fail(ErrorCode::Usage, "weak input '{}' must be a 0-d int64, float64, complex128 or bool", in.name);
     params.push_back(Param{in.name, in.view.dtype, in.weak, in.raw});
   }
-  std::vector<OutputDecl> decl;
-  for (const OutputSpec& o : outputs) decl.push_back(OutputDecl{o.name, o.dtype});
-  Program p = compile_program(source, params, decl);
+  Program p = compile_program(source, params, outputs);
   return evaluate_program(p, inputs);
 }
 

@@ -21,19 +21,19 @@ struct Input {
   bool raw = false;   // indexed explicitly as name[j]; not broadcast
 };
 
-// A declared output: check's OutputDecl (one type for the idea).
-using OutputSpec = OutputDecl;
-
 struct Output {
   std::string name;
   HostArray array;
+  // An input updated in place (Var::input): the result went into that input's
+  // own array, and `array` is empty.
+  bool in_place = false;
 };
 
 // Parses, checks and runs `source`. The outputs are the declared ones plus the
 // targets the program never reads back (see docs/language.md).
 // Outputs come back in order of their first assignment.
 std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
-                                 const std::vector<OutputSpec>& outputs = {});
+                                 const std::vector<OutputDecl>& outputs = {});
 
 struct CpuOptions {
   int threads = 0;  // 0: cpu_threads() (thread_pool.hpp)
@@ -44,6 +44,9 @@ struct CpuOptions {
 };
 
 // Runs an already checked program (the inputs in the order of its parameters).
+// An input the program updates in place (`x *= 5`) is written in its own
+// array, which must be host memory of the outputs' shape; nothing is written
+// when a check fails (check_inout, check_overlap in gpu/layout.hpp).
 // `shape`, when given, is the shape of the outputs; otherwise the broadcast
 // shape of the array inputs (0-d when there is none).
 std::vector<Output> evaluate_program(const Program& program, const std::vector<Input>& inputs,

@@ -169,6 +169,12 @@ std::string val_name(const std::string& n) { return "v_" + n; }
 std::string ptr_name(const std::string& n) { return "p_" + n; }
 std::string arg_name(const std::string& n) { return "s_" + n; }
 std::string size_name(const std::string& n) { return "z_" + n; }
+// An in/out parameter (`x *= 5`) is an input, read once at the top, and an
+// output, written once at the end: its output side has its own prefixes, so
+// that the element function sees the input value v_x and the new value w_x.
+std::string out_val(const Var& v) { return (v.input >= 0 ? "w_" : "v_") + v.name; }
+std::string out_ptr(const Var& v) { return (v.input >= 0 ? "q_" : "p_") + v.name; }
+std::string out_vec(const Var& v) { return (v.input >= 0 ? "b_" : "a_") + v.name; }
 
 // ---------------------------------------------------------------------------
 // The statements of one element.
@@ -186,7 +192,7 @@ class BodyGen {
       note_type(v.dtype);
       std::string code = value_in(*s.expr, v.dtype);
       std::string line = local ? "const " + ctype(v.dtype) + " " + val_name(v.name) + " = " + code + ";"
-                               : val_name(v.name) + " = " + code + ";";
+                               : out_val(v) + " = " + code + ";";
       lines_.push_back(line + "  // " + comment_text(std::string_view(p_.ast.source).substr(s.span.begin, s.span.end - s.span.begin)));
     }
   }
@@ -291,7 +297,7 @@ class BodyGen {
         return val_name(p_.inputs[k].name);
       }
       case Sym::Local: return val_name(p_.locals[static_cast<std::size_t>(e.slot)].name);
-      case Sym::Output: return val_name(p_.outputs[static_cast<std::size_t>(e.slot)].name);
+      case Sym::Output: return out_val(p_.outputs[static_cast<std::size_t>(e.slot)]);
       case Sym::Index: uses_index_ = true; return "cj_i";
       case Sym::Count: uses_index_ = true; return "cj_n";
       default: return const_in(e, value_dtype(e));
@@ -415,7 +421,7 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
   g.run();
   std::vector<ArgSlot> s;
   for (std::size_t k = 0; k < p.outputs.size(); ++k)
-    s.push_back({ArgSlot::Kind::Output, static_cast<int>(k), p.outputs[k].dtype, 8, 8, ptr_name(p.outputs[k].name)});
+    s.push_back({ArgSlot::Kind::Output, static_cast<int>(k), p.outputs[k].dtype, 8, 8, out_ptr(p.outputs[k])});
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const Param& q = p.inputs[k];
     int op = static_cast<int>(k);
@@ -498,32 +504,38 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     }
   }
 
-  // Strided operands in ABI order, and each one's row in the layout argument.
+  // Strided operands in ABI order, and each one's row in the layout argument
+  // (by pointer name: an in/out parameter has two, one per side).
   std::vector<std::string> strided_names;
   std::map<std::string, int> row;
   for (std::size_t k = 0; k < p.outputs.size(); ++k)
-    if (has_strides(l.outputs[k])) row[p.outputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.outputs[k].name);
+    if (has_strides(l.outputs[k]))
+      row[out_ptr(p.outputs[k])] = static_cast<int>(strided_names.size()),
+      strided_names.push_back(p.outputs[k].name + (p.outputs[k].input >= 0 ? " (updated)" : ""));
   for (std::size_t k = 0; k < p.inputs.size(); ++k)
     if (has_strides(l.inputs[k]))
-      row[p.inputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
+      row[ptr_name(p.inputs[k].name)] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
 
-  auto offset = [&](const std::string& name) { return "cj::at(" + ptr_name(name) + ", cj_o[" + std::to_string(row[name]) + "])"; };
-  // Rows: a row-contiguous operand's elements from its row's start e_<name>.
-  auto row_ptr = [&](const std::string& name) { return "e_" + name; };
+  // The helpers below take an operand's pointer name (p_x, or q_x for the
+  // output side of an in/out parameter).
+  auto offset = [&](const std::string& ptr) { return "cj::at(" + ptr + ", cj_o[" + std::to_string(row[ptr]) + "])"; };
+  // Rows: a row-contiguous operand's elements from its row's start: e_x for
+  // p_x, f_x for the output side q_x of an in/out parameter.
+  auto row_ptr = [&](const std::string& ptr) { return (ptr[0] == 'q' ? "f_" : "e_") + ptr.substr(2); };
   // Tiles: the element (cj_r, cj_c) of the tile's outer offset.
   const std::string last = std::to_string(l.ndim - 1), second = std::to_string(l.ndim - 2);
-  auto tile_ref = [&](const std::string& name) {
-    std::string s = std::to_string(row[name]);
-    return "cj::at(" + ptr_name(name) + ", cj_o[" + s + "] + (cj_off)cj_r * cj_l.stride[" + s + "][" + second +
+  auto tile_ref = [&](const std::string& ptr) {
+    std::string s = std::to_string(row[ptr]);
+    return "cj::at(" + ptr + ", cj_o[" + s + "] + (cj_off)cj_r * cj_l.stride[" + s + "][" + second +
            "] + (cj_off)cj_c * cj_l.stride[" + s + "][" + last + "])";
   };
-  auto elem_ref = [&](const std::string& name, Access a) {  // the element of a Contig/Strided operand at k
-    if (tiles) return tile_ref(name);
-    if (rows) return row_ptr(name) + "[cj_kc]";
-    if (a == Access::Strided) return offset(name);
-    return ptr_name(name) + "[cj_k]";
+  auto elem_ref = [&](const std::string& ptr, Access a) {  // the element of a Contig/Strided operand at k
+    if (tiles) return tile_ref(ptr);
+    if (rows) return row_ptr(ptr) + "[cj_kc]";
+    if (a == Access::Strided) return offset(ptr);
+    return ptr + "[cj_k]";
   };
-  auto vec_base = [&](const std::string& name) { return rows ? row_ptr(name) : ptr_name(name); };
+  auto vec_base = [&](const std::string& ptr) { return rows ? row_ptr(ptr) : ptr; };
   auto vec_type = [&](DType t) {
     std::size_t bytes = static_cast<std::size_t>(l.vec) * dtype_size(t);
     return "cj::vec<" + stype(t) + ", " + std::to_string(l.vec) + ", " + std::to_string(std::min<std::size_t>(16, bytes)) + ">";
@@ -556,19 +568,20 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
       switch (a) {
         case Access::Value: setup.push_back(decl + g.load_value(q.dtype, arg_name(q.name)) + ";"); break;
         case Access::Uniform: setup.push_back(decl + g.load_value(q.dtype, ptr_name(q.name) + "[0]") + ";"); break;
-        case Access::RowScalar: row_setup.push_back(decl + g.load_value(q.dtype, offset(q.name)) + ";"); break;
+        case Access::RowScalar: row_setup.push_back(decl + g.load_value(q.dtype, offset(ptr_name(q.name))) + ";"); break;
         case Access::Tiled:
           tile_decl.push_back("__shared__ " + stype(q.dtype) + " cj_t_" + q.name + "[32][33];  // padded: a column read hits 32 banks");
-          tile_load.push_back("cj_t_" + q.name + "[cj_ty + cj_j][cj_tx] = " + tile_ref(q.name) + ";");
+          tile_load.push_back("cj_t_" + q.name + "[cj_ty + cj_j][cj_tx] = " + tile_ref(ptr_name(q.name)) + ";");
           load.push_back(decl + g.load_value(q.dtype, "cj_t_" + q.name + "[cj_tx][cj_ty + cj_j]") + ";");
           break;
         default:
           if (rows)
-            row_setup.push_back("const " + stype(q.dtype) + "* const " + row_ptr(q.name) + " = &" + offset(q.name) + ";");
-          load.push_back(decl + g.load_value(q.dtype, elem_ref(q.name, a)) + ";");
+            row_setup.push_back("const " + stype(q.dtype) + "* const " + row_ptr(ptr_name(q.name)) + " = &" +
+                                offset(ptr_name(q.name)) + ";");
+          load.push_back(decl + g.load_value(q.dtype, elem_ref(ptr_name(q.name), a)) + ";");
           if (vectors) {
             vload.push_back("const " + vec_type(q.dtype) + " a_" + q.name + " = reinterpret_cast<const " + vec_type(q.dtype) +
-                            "*>(" + vec_base(q.name) + ")[cj_kv];");
+                            "*>(" + vec_base(ptr_name(q.name)) + ")[cj_kv];");
             velem.push_back(decl + g.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
           }
       }
@@ -580,16 +593,17 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   }
   for (std::size_t k = 0; k < p.outputs.size(); ++k) {
     const Var& v = p.outputs[k];
-    eparams.push_back(ctype(v.dtype) + "& " + val_name(v.name));
-    eargs.push_back(val_name(v.name));
-    load.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
-    if (rows) row_setup.push_back(stype(v.dtype) + "* const " + row_ptr(v.name) + " = &" + offset(v.name) + ";");
-    store.push_back(elem_ref(v.name, l.outputs[k]) + " = " + g.store_value(v.dtype, val_name(v.name)) + ";");
+    const std::string val = out_val(v), vec = out_vec(v), ptr = out_ptr(v);
+    eparams.push_back(ctype(v.dtype) + "& " + val);
+    eargs.push_back(val);
+    load.push_back(ctype(v.dtype) + " " + val + ";");
+    if (rows) row_setup.push_back(stype(v.dtype) + "* const " + row_ptr(ptr) + " = &" + offset(ptr) + ";");
+    store.push_back(elem_ref(ptr, l.outputs[k]) + " = " + g.store_value(v.dtype, val) + ";");
     if (vectors) {
-      vload.push_back(vec_type(v.dtype) + " a_" + v.name + ";");
-      velem.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
-      vstore_elem.push_back("a_" + v.name + ".v[cj_j] = " + g.store_value(v.dtype, val_name(v.name)) + ";");
-      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + vec_base(v.name) + ")[cj_kv] = a_" + v.name + ";");
+      vload.push_back(vec_type(v.dtype) + " " + vec + ";");
+      velem.push_back(ctype(v.dtype) + " " + val + ";");
+      vstore_elem.push_back(vec + ".v[cj_j] = " + g.store_value(v.dtype, val) + ";");
+      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + vec_base(ptr) + ")[cj_kv] = " + vec + ";");
     }
   }
   if (g.uses_err_) {
@@ -612,7 +626,8 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
       pos = e + 1;
     }
     for (std::size_t k = 0; k < p.outputs.size(); ++k)
-      ops.push_back(fmt::format("// output {}: {}, {}", p.outputs[k].name, dtype_name(p.outputs[k].dtype), access_name(l.outputs[k])));
+      ops.push_back(fmt::format("// output {}: {}, {}{}", p.outputs[k].name, dtype_name(p.outputs[k].dtype), access_name(l.outputs[k]),
+                                p.outputs[k].input >= 0 ? " (the input updated in place)" : ""));
     for (std::size_t k = 0; k < p.inputs.size(); ++k) {
       const Param& q = p.inputs[k];
       ops.push_back(fmt::format("// input {}: {}{}, {}{}", q.name, q.weak ? "weak " : "", dtype_name(q.dtype), access_name(l.inputs[k]),

@@ -9,7 +9,6 @@
 // operation; products never fuse into FMAs (fast_math, a compile option, lets
 // them); every operand is evaluated, as on the CPU (no short-circuit).
 #pragma once
-#pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,6 +25,9 @@ struct Program;
 //
 // extern "C" __global__ void <name>(params...), the parameters in this order:
 //   1. each output, Program::outputs order:  T* p_<name>                    [Output]
+//      (T* q_<name> for an input updated in place: the launcher passes the
+//      input's own view, so the kernel reads it once through p_ and writes it
+//      once through q_)
 //   2. each input, Program::inputs order:
 //        Contig, Strided, Uniform:  const T* p_<name>                        [Input]
 //        Value:                     T s_<name> (the element, by value)       [InputValue]

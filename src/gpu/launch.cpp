@@ -73,67 +73,7 @@ std::string device_text(const Device& d) {
   return d.kind == Device::CPU ? "host memory" : fmt::format("CUDA device {}", d.id);
 }
 
-// Byte range [lo, hi) an operand's elements occupy.
-struct ByteRange {
-  std::uintptr_t lo = 0, hi = 0;
-};
-ByteRange extent_of(const ArrayView& v) {
-  std::intptr_t lo = 0, hi = 0;
-  for (int d = 0; d < v.shape.ndim; ++d) {
-    std::intptr_t span = static_cast<std::intptr_t>((v.shape[d] - 1) * v.strides[d]);
-    if (span < 0) lo += span;
-    else hi += span;
-  }
-  auto base = reinterpret_cast<std::intptr_t>(v.data);
-  return {static_cast<std::uintptr_t>(base + lo), static_cast<std::uintptr_t>(base + hi + static_cast<std::intptr_t>(v.itemsize()))};
-}
-
-// Whether input `in` reads exactly the element output `out` writes, at every
-// position of the call: same address, same itemsize, same strides over the
-// output's shape (so no broadcasting either).
-bool same_elements(const ArrayView& in, const ArrayView& out) {
-  if (in.data != out.data || in.itemsize() != out.itemsize()) return false;
-  const int shift = out.shape.ndim - in.shape.ndim;
-  if (shift < 0) return false;
-  for (int d = 0; d < out.shape.ndim; ++d) {
-    if (out.shape[d] == 1) continue;
-    int di = d - shift;
-    if (di < 0 || in.shape[di] != out.shape[d] || in.strides[di] != out.strides[d]) return false;
-  }
-  return true;
-}
-
 }  // namespace
-
-void check_overlap(const Program& p, const ArrayView* in, const ArrayView* out) {
-  for (std::size_t o = 0; o < p.outputs.size(); ++o) {
-    if (out[o].size() == 0) continue;
-    ByteRange eo = extent_of(out[o]);
-    for (std::size_t q = 0; q < o; ++q) {
-      if (out[q].size() == 0) continue;
-      ByteRange e = extent_of(out[q]);
-      if (e.lo < eo.hi && eo.lo < e.hi)
-        fail(ErrorCode::Usage, "outputs '{}' and '{}' overlap in memory; give each its own array", p.outputs[q].name,
-             p.outputs[o].name);
-    }
-    for (std::size_t k = 0; k < p.inputs.size(); ++k) {
-      const ArrayView& v = in[k];
-      // Weak scalars are passed by value; memory of another device (host
-      // scalars of a GPU call) cannot alias the output's.
-      if (p.inputs[k].weak || v.device != out[o].device || v.size() == 0) continue;
-      ByteRange e = extent_of(v);
-      if (!(e.lo < eo.hi && eo.lo < e.hi)) continue;
-      if (p.inputs[k].raw)
-        fail(ErrorCode::Usage, "output '{}' overlaps raw input '{}', which other elements may still read; write to a new array",
-             p.outputs[o].name, p.inputs[k].name);
-      if (!same_elements(v, out[o]))
-        fail(ErrorCode::Usage,
-             "output '{}' overlaps input '{}' other than element for element (only exactly in place, the same view, "
-             "is allowed); write to a new array",
-             p.outputs[o].name, p.inputs[k].name);
-    }
-  }
-}
 
 namespace {
 
@@ -223,7 +163,8 @@ struct GpuProgram::Impl {
     b.add(static_cast<std::uint64_t>(opt.render ? 1 : 0));
     for (const Param& q : program->inputs)
       b.add(q.name).add(static_cast<std::uint64_t>(q.dtype) | (q.weak ? 0x100u : 0u) | (q.raw ? 0x200u : 0u));
-    for (const Var& v : program->outputs) b.add(v.name).add(static_cast<std::uint64_t>(v.dtype));
+    // An in/out output (Var::input) keys apart from a plain output of its name.
+    for (const Var& v : program->outputs) b.add(v.name).add(static_cast<std::uint64_t>(v.dtype)).add(static_cast<std::uint64_t>(v.input + 1));
     base_key = b.finish();
     recipe_fields = opt.recipe.empty() ? program_recipe(*program, opt.kernel_name) : opt.recipe;
     if (opt.fast_math) recipe_fields += "fast_math = true\n";
@@ -679,8 +620,8 @@ std::string program_recipe(const Program& p, const std::string& kernel_name) {
   }
   r += "]\n";
   std::string outs;
-  for (const Var& v : p.outputs)
-    if (v.declared) outs += (outs.empty() ? "" : ", ") + toml_quote(v.name + "=" + std::string(dtype_name(*v.declared)));
+  for (const Var& v : p.outputs)  // an input updated in place is declared by the program text itself
+    if (v.declared && v.input < 0) outs += (outs.empty() ? "" : ", ") + toml_quote(v.name + "=" + std::string(dtype_name(*v.declared)));
   if (!outs.empty()) r += "outputs = [" + outs + "]\n";
   return r;
 }

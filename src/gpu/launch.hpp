@@ -118,12 +118,6 @@ class GpuProgram {
 // array inputs (0-d when there are none). fail(Data) when they do not broadcast.
 Shape broadcast_shape(const Program& p, const ArrayView* inputs);
 
-// Outputs may not overlap each other, a raw input, or any other input except
-// element for element (y = f(y) in place): anything else would read values the
-// kernel has already overwritten, in an order no one defines. fail(Usage)
-// naming the two. The CPU path of ElementwiseKernel applies it too, so a
-// kernel tested on host arrays is held to the GPU's rule.
-void check_overlap(const Program& p, const ArrayView* inputs, const ArrayView* outputs);
 
 // Copies `src` (any strides) into `dst` (same dtype and shape), both on one
 // CUDA device, with a copy kernel. With no stream it returns when done.

@@ -170,8 +170,8 @@ class Checker {
   void stmt(Stmt& s) {
     const std::string& t = s.target;
     target_ = t;
-    for (const Param& q : p_.inputs)
-      if (q.name == t) error(s.target_span, "cannot assign to input '" + t + "'", "inputs are read-only; assign to a new name");
+    const Param* updated = find_param(t);  // an input updated in place (`x *= 5`)
+    if (updated) check_update(s, *updated);
     std::string why = reserved_reason(t);
     if (!why.empty()) {
       if (t == "float" || t == "int" || t == "long") check_ambiguous(t, s.target_span);
@@ -182,7 +182,7 @@ class Checker {
     if (!why.empty()) error(s.target_span, "'" + quoted_text(t) + "' is not a valid name: " + why, kNameRule);
     auto it = vars_.find(t);
     if (s.compound) {
-      if (it == vars_.end())
+      if (it == vars_.end() && !updated)
         error(s.target_span, "'" + t + "' is read before it is assigned",
               "assign it with '=' before using '" + std::string(op_text(*s.compound)) + "='");
       auto lhs = std::make_unique<Expr>();
@@ -200,12 +200,28 @@ class Checker {
     }
     expr(*s.expr);
     const Expr& e = *s.expr;
+    if (updated) check_same_kind(s, e, *updated);
+    if (updated && it == vars_.end()) {
+      // The first update: from here on `t` names the new value, an output
+      // whose dtype is the input's.
+      Var v;
+      v.name = t;
+      v.dtype = updated->dtype;
+      v.declared = updated->dtype;
+      v.input = static_cast<int>(updated - p_.inputs.data());
+      check_store(e, v.dtype, s.span);
+      s.sym = Sym::Output;
+      s.slot = static_cast<int>(p_.outputs.size());
+      p_.outputs.push_back(v);
+      vars_[t] = {s.sym, s.slot};
+      return;
+    }
     if (it != vars_.end()) {
       if (it->second.first == Sym::Local)
         error(s.target_span, "'" + t + "' is already assigned", "locals are immutable; assign to a new name");
       if (s.declared) error(s.declared_span, "'" + t + "' is already declared", "drop the type: '" + t + " = ...'");
       Var& out = p_.outputs[static_cast<std::size_t>(it->second.second)];
-      if (s.compound && !e.weak && !can_cast_same_kind(e.type, out.dtype))
+      if (s.compound && !e.weak && out.input < 0 && !can_cast_same_kind(e.type, out.dtype))
         error(s.span, "cannot store the " + std::string(dtype_name(e.type)) + " result of '" + op_text(*s.compound) +
                           "=' in " + std::string(dtype_name(out.dtype)) + " output '" + t + "'",
               "NumPy's in-place rule (same_kind) forbids it; write '" + t + " = " + std::string(dtype_name(out.dtype)) +
@@ -233,6 +249,32 @@ class Checker {
       p_.locals.push_back(v);
     }
     vars_[t] = {s.sym, s.slot};
+  }
+
+  // An input may be updated in place, as NumPy's in-place ufuncs update an
+  // array, unless it is not an array of its own: a raw parameter (other
+  // elements may still read it) or a Python-like scalar.
+  void check_update(const Stmt& s, const Param& q) {
+    const std::string& t = q.name;
+    if (q.raw)
+      error(s.target_span, "cannot assign to raw parameter '" + t + "'",
+            "other elements may still read it; assign to a new name");
+    if (q.weak)
+      error(s.target_span, "cannot assign to scalar input '" + t + "'",
+            "it is a Python-like number, not an array to update in place; assign to a new name");
+    if (s.declared) error(s.declared_span, "'" + t + "' is an input", "drop the type to update it in place: '" + t + " = ...'");
+  }
+
+  // NumPy's same_kind rule for the result of an in-place update (`x *= 2.5`
+  // on int32 x is NumPy's UFuncTypeError), and for `x = e` as np.copyto does.
+  void check_same_kind(const Stmt& s, const Expr& e, const Param& q) {
+    if (can_cast_same_kind(e.type, q.dtype)) return;
+    const std::string to(dtype_name(q.dtype)), from(dtype_name(e.type));
+    std::string what = s.compound ? "the " + from + " result of '" + op_text(*s.compound) + "='" : (from[0] == 'i' ? "an " : "a ") + from + " value";
+    if (!s.compound && e.weak && e.folded)
+      what = e.value.kind == Value::Float ? "a float literal" : e.value.kind == Value::Complex ? "a complex literal" : what;
+    error(s.span, "cannot store " + what + " in " + to + " input '" + q.name + "', which is updated in place",
+          "NumPy's same_kind rule for in-place updates forbids it; convert explicitly: '" + q.name + " = " + to + "(...)'");
   }
 
   // Storing a value converts it as a cast does; a literal that does not fit is an error (as NumPy 2).

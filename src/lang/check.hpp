@@ -24,6 +24,9 @@ struct Var {
   DType dtype = DType::Float32;
   bool weak = false;
   std::optional<DType> declared;
+  // An output that is input `input` updated in place (`x *= 5`): an in/out
+  // parameter. Its result goes back into that input's array; -1 otherwise.
+  int input = -1;
 };
 
 struct OutputDecl {
@@ -35,7 +38,7 @@ struct Program {
   Ast ast;
   std::vector<Param> inputs;
   std::vector<Var> locals;
-  std::vector<Var> outputs;  // in order of first assignment
+  std::vector<Var> outputs;  // in order of first assignment; in/out parameters too (Var::input)
   bool uses_index = false;   // `i` or `n` appears
 };
 
@@ -43,6 +46,7 @@ struct Program {
 // ElementwiseKernel's out_params); with Outputs::Infer, the declared ones plus
 // every target never read after its first assignment or assigned twice
 // (docs/language.md). Declared outputs take the declared dtype when one is given.
+// An assigned input is always an output, an in/out parameter (Var::input).
 enum class Outputs { Infer, Exact };
 
 Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<OutputDecl>& outputs = {},

@@ -243,7 +243,9 @@ CASES_DOC = """\
 #                                  (declared output dtypes); absent: outputs are inferred
 #   input <name> <dtype> <shape> <v>...   an array input (strong)
 #   weak <name> <dtype> <shape> <v>...    a weak (literal-like, NEP 50) 0-d input
-#   output <name> <dtype> <shape> tol=<ulps> <v>...   an expected output, in order of first assignment
+#   output <name> <dtype> <shape> tol=<ulps> <v>...   an expected output, in order of first assignment;
+#                                  an input the program updates in place (x *= 5) is an output of
+#                                  its name: the input's values after the program
 #   error <first line of what()>   the program must be rejected with ErrorCode::Program;
 #                                  'error *' accepts any message
 #   end
@@ -1494,7 +1496,6 @@ def gen_errors():
         ("bad.type_float", "out = float(x)", [("x", x)], "*"),
         ("bad.type_int", "out = int(x)", [("x", x)], "*"),
         ("bad.type_long", "out = long(x)", [("x", x)], "*"),
-        ("bad.assign_input", "x = x + 1; out = x", [("x", x)], "*"),
         ("bad.local_reassigned", "float32 t = x; t = y; out = t", [("x", x), ("y", y)], "*"),
         ("bad.reserved", "_t = x; out = _t", [("x", x)], "*"),
         ("bad.syntax_trailing_op", "out = x &&", [("x", x)], "*"),
@@ -1561,6 +1562,136 @@ def gen_nextafter():
             "functions (binary)")
 
 
+# --------------------------------------------------------------------------------------------
+# In-place updates (NumPy's in-place ufuncs: np.op(x, y, out=x, casting="same_kind"))
+# --------------------------------------------------------------------------------------------
+INPLACE_OPS = [(oid, sym, f, accepts, exact, kind) for oid, sym, f, accepts, exact, kind in BIN_OPS
+               if sym in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>")]
+
+
+def inplace_result(r, dt):
+    """The value an in-place ufunc stores: NumPy's result cast to x's dtype (same_kind), or None."""
+    rd = dtname(r)
+    if not can_cast(rd, dt, "same_kind"):
+        return None
+    if rd == dt:
+        return r
+    return r.astype(npdt(dt)) if dt != "bfloat16" else r.astype(np.float32).astype(BF16)
+
+
+def same_kind_error(rd, op, dt, name="x"):
+    return "error: cannot store the %s result of '%s=' in %s input '%s', which is updated in place" % (rd, op, dt, name)
+
+
+def gen_inplace():
+    cat = "in-place updates"
+    # Every operator with an op= form, on every dtype: x op= y with y of x's dtype.
+    for oid, sym, f, accepts, exact, kind in INPLACE_OPS:
+        for dt in DTYPES:
+            prog = "x %s= y" % sym
+            if not accepts(dt):
+                x, y = mk(dt, generic_vals(dt, 4)), mk(dt, generic_vals(dt, 4))
+                c = Case("inplace.%s.%s" % (oid, dt), prog).inp("x", x).inp("y", y)
+                c.id = "bad." + c.id
+                c.error = "*"
+                add(c, cat)
+                continue
+            xs, ys = pair_values(dt, kind)
+            x, y = mk(dt, xs), mk(dt, ys)
+            r = apply(f, [x, y], result_bf([dt, dt]))
+            v = inplace_result(r, dt)
+            c = Case("inplace.%s.%s" % (oid, dt), prog).inp("x", x).inp("y", y)
+            if v is None:
+                c.id = "bad." + c.id
+                c.error = same_kind_error(dtname(r), sym, dt)
+            else:
+                c.out("x", v, 0 if exact(dtname(v)) else ftol(dtname(v)))
+            add(c, cat)
+    # With a literal (weak, NEP 50): the result keeps x's dtype, or fails same_kind.
+    for dt in DTYPES:
+        if dt == "bool":
+            continue
+        x = mk(dt, generic_vals(dt, 6, small=True))
+        for sym, f, lit in [("+", np.add, 3), ("*", np.multiply, 2.5), ("-", np.subtract, 1)]:
+            prog = "x %s= %s" % (sym, lit)
+            r = apply(f, [x, lit], result_bf([dt]) if isinstance(lit, int) or dt in INEXACT else "float64")
+            v = inplace_result(r, dt)
+            cid = "inplace.lit_%s.%s" % ({"+": "add", "*": "mul", "-": "sub"}[sym], dt)
+            c = Case(cid, prog).inp("x", x)
+            if v is None:
+                c.id = "bad." + cid
+                c.error = same_kind_error(dtname(r), sym, dt)
+            else:
+                c.out("x", v, 0 if dtname(v) not in CPLX else ftol(dtname(v)))
+            add(c, cat)
+    # The seed documents' example on every dtype: each statement reads the new value.
+    for dt in DTYPES:
+        x = mk(dt, generic_vals(dt, 8, small=True))
+        c = Case("inplace.seed.%s" % dt, "x *= 5; x *= x; x += x").inp("x", x)
+        v = x
+        bad = None
+        for sym, f, arg in [("*", np.multiply, 5), ("*", np.multiply, None), ("+", np.add, None)]:
+            a = v if arg is None else arg
+            r = apply(f, [v, a], result_bf([dt, dt]) if arg is None else result_bf([dt]))
+            w = inplace_result(r, dt)
+            if w is None:
+                bad = same_kind_error(dtname(r), sym, dt)
+                break
+            v = w
+        if bad:
+            c.id = "bad." + c.id
+            c.error = bad
+        else:
+            c.out("x", v, 0 if dt not in CPLX else ftol(dt))
+        add(c, cat)
+    # Reads before and after an update; two inputs updated; plain `x = e`; a constant;
+    # a declared output beside the update; 2-d with a broadcast (read-only) operand.
+    f32 = mk("float32", rand_float("float32", 8, -10, 10))
+    g32 = mk("float32", rand_float("float32", 8, -10, 10))
+    y = f32 + np.float32(1)
+    x1 = f32 * np.float32(3)
+    add(Case("inplace.read_before_after.float32", "y = x + 1; x *= 3; out = y + x").inp("x", f32)
+        .out("x", x1, 0).out("out", y + x1, 0), cat)
+    xi = mk("int32", rand_int("int32", 8, -1000, 1000))
+    yi = mk("int32", rand_int("int32", 8, -1000, 1000))
+    nx = xi + yi
+    ny = yi - nx
+    add(Case("inplace.two_inputs.int32", "x += y; y -= x").inp("x", xi).inp("y", yi).out("x", nx, 0).out("y", ny, 0), cat)
+    f64 = f32.astype(np.float64)
+    add(Case("inplace.assign.float64", "x = x * 2 - 1").inp("x", f64).out("x", f64 * 2 - 1, 0), cat)
+    add(Case("inplace.const.int16", "x = 7").inp("x", mk("int16", [1, 2, 3, 4]))
+        .out("x", mk("int16", [7, 7, 7, 7]), 0), cat)
+    add(Case("inplace.const_float_into_float16", "x = 0.1").inp("x", mk("float16", [1, 2, 3]))
+        .out("x", mk("float16", [0.1, 0.1, 0.1]), 0), cat)
+    add(Case("inplace.cast.uint8", "x = uint8(y * 2.5)").inp("x", mk("uint8", [1, 2, 3, 4]))
+        .inp("y", mk("float32", [1.0, 2.0, 3.0, 40.0])).out("x", (mk("float32", [1.0, 2.0, 3.0, 40.0]) * np.float32(2.5)).astype(np.uint8), 0), cat)
+    c = Case("inplace.declared_out.float32", "x -= y; out = x * y").inp("x", f32).inp("y", g32)
+    c.out("x", f32 - g32, 0).out("out", (f32 - g32) * g32, 0)
+    c.outspecs = [("out", "auto")]
+    add(c, cat)
+    a = mk("float32", rand_float("float32", 12)).reshape(3, 4)
+    b = mk("float32", rand_float("float32", 4))
+    add(Case("inplace.2d_bcast_operand.float32", "x *= y; x += 1").inp("x", a).inp("y", b)
+        .out("x", a * b + np.float32(1), 0), cat)
+    # same_kind across dtypes: int16 += uint8 and uint16 += bool are allowed; uint8 += int8 (an
+    # int16 result) and int8 += float32 are not
+    u8, i8 = mk("uint8", [250, 1, 2, 3]), mk("int8", [10, -2, 3, -128])
+    i16 = mk("int16", [32767, -5, 300, -32768])
+    add(Case("inplace.mixed.int16.uint8", "x += y").inp("x", i16).inp("y", u8).out("x", np.add(i16, u8), 0), cat)
+    u16, bb = mk("uint16", [65535, 0, 7, 9]), mk("bool", [True, False, True, True])
+    add(Case("inplace.mixed.uint16.bool", "x -= y").inp("x", u16).inp("y", bb).out("x", np.subtract(u16, bb), 0), cat)
+    assert not can_cast("int16", "uint8", "same_kind")
+    c = Case("bad.inplace.mixed.uint8.int8", "x += y").inp("x", u8).inp("y", i8)
+    c.error = same_kind_error("int16", "+", "uint8")
+    add(c, cat)
+    c = Case("bad.inplace.mixed.int8.float32", "x += y").inp("x", i8).inp("y", f32[:4])
+    c.error = same_kind_error("float32", "+", "int8")
+    add(c, cat)
+    c = Case("bad.inplace.assign_float.int32", "x = y").inp("x", xi).inp("y", g32)
+    c.error = "error: cannot store a float32 value in int32 input 'x', which is updated in place"
+    add(c, cat)
+
+
 def main():
     hdr = "# generated by tests/data/gen_reference.py: numpy %s, ml_dtypes %s, mpmath %s, python %s, seed %d" % (
         np.__version__, ml_dtypes.__version__, mpmath.__version__, sys.version.split()[0], SEED)
@@ -1577,6 +1708,7 @@ def main():
     gen_programs()
     gen_errors()
     gen_nextafter()
+    gen_inplace()
     write_cases(os.path.join(HERE, "eval_cases.txt"), hdr)
     total = 0
     for k in sorted(COUNTS):

@@ -7,7 +7,9 @@
 // and 64-bit indexing (forced).
 //
 //   CUJIT_GPU_REF_STRIDE=k  run the non-contiguous layouts on every k-th case
-//                           (default 4; 1 = all); contiguous runs on all
+//                           (default 4; 1 = all); contiguous runs on all, and
+//                           so does every layout of a program that updates an
+//                           input in place (inplace.*: the operand is its output)
 //   CUJIT_GPU_REF_SAMPLE=k  only every k-th case at all (for slow tools such as
 //                           compute-sanitizer; default 1)
 //   CUJIT_GPU_REF_FAILURES=path  write every failure there
@@ -195,15 +197,44 @@ std::vector<double> rule_values(const std::shared_ptr<Program>& p, const std::ve
   return std::vector<double>(v, v + n);
 }
 
+// An operand's elements after the run (an input updated in place), and
+// whether the bytes between them still hold spread_to_device's filler.
+HostArray gather_operand(const Spread& s, int step, bool* gaps_ok) {
+  Array all = s.buffer.to_host();
+  HostArray out(s.view.dtype, s.view.shape);
+  const std::size_t item = dtype_size(s.view.dtype);
+  const std::int64_t n = out.size();
+  const auto* src = static_cast<const unsigned char*>(all.data());
+  bool ok = true;
+  for (std::int64_t e = 0; e < static_cast<std::int64_t>(all.nbytes() / item); ++e) {
+    const unsigned char* at = src + static_cast<std::size_t>(e) * item;
+    if (e % step == 0 && e / step < n) std::memcpy(static_cast<unsigned char*>(out.data()) + static_cast<std::size_t>(e / step) * item, at, item);
+    else
+      for (std::size_t b = 0; b < item; ++b) ok = ok && at[b] == 0xA5;
+  }
+  *gaps_ok = ok;
+  return out;
+}
+
 // Runs `g` on the operands, and the CPU evaluator on the same values; compares
 // the two (with the case's tolerances), and with NumPy's values when
 // `with_numpy`. Returns "" or what went wrong.
 std::string run_variant(const GpuProgram& g, const std::vector<Operand>& ops, bool step2_out,
                         const std::vector<ref::RefOutput>& expected, bool with_numpy, const CompiledRule& rule) {
   const Program& p = g.program();
+  // An input updated in place: the CPU evaluator updates a copy of it, the
+  // GPU the operand itself, and the two results are compared like outputs.
+  std::vector<HostArray> cpu_copy(ops.size());
+  for (const Var& v : p.outputs)
+    if (v.input >= 0) {
+      const HostArray& h = ops[static_cast<std::size_t>(v.input)].values;
+      cpu_copy[static_cast<std::size_t>(v.input)] = HostArray(h.dtype(), h.shape());
+      std::memcpy(cpu_copy[static_cast<std::size_t>(v.input)].data(), h.data(), h.nbytes());
+    }
   std::vector<Input> cpu_in;
   for (std::size_t k = 0; k < ops.size(); ++k)
-    cpu_in.push_back(Input{p.inputs[k].name, ops[k].values.view(), ops[k].weak, p.inputs[k].raw});
+    cpu_in.push_back(Input{p.inputs[k].name, cpu_copy[k].data() ? cpu_copy[k].view() : ops[k].values.view(), ops[k].weak,
+                           p.inputs[k].raw});
   std::vector<Output> want;
   std::string cpu_error;
   try {
@@ -226,11 +257,21 @@ std::string run_variant(const GpuProgram& g, const std::vector<Operand>& ops, bo
       in_views.push_back(placed[k].view);
     }
   }
-  Shape shape = want.empty() ? broadcast_shape(p, in_views.data()) : want[0].array.shape();
+  Shape shape = broadcast_shape(p, in_views.data());
+  for (std::size_t o = 0; o < want.size(); ++o)
+    if (!want[o].in_place) {
+      shape = want[o].array.shape();
+      break;
+    }
   const int ostep = step2_out ? 2 : 1;
   std::vector<Spread> outs;
   std::vector<ArrayView> out_views;
   for (const Var& v : p.outputs) {
+    if (v.input >= 0) {  // its own operand, updated in place
+      outs.emplace_back();
+      out_views.push_back(in_views[static_cast<std::size_t>(v.input)]);
+      continue;
+    }
     outs.push_back(poisoned_output(v.dtype, shape, dev, ostep));
     out_views.push_back(outs.back().view);
   }
@@ -246,14 +287,16 @@ std::string run_variant(const GpuProgram& g, const std::vector<Operand>& ops, bo
   std::string problems;
   for (std::size_t o = 0; o < p.outputs.size(); ++o) {
     bool gaps_ok = true;
-    HostArray got = gather(outs[o], ostep, &gaps_ok);
+    const int k = p.outputs[o].input;
+    HostArray got = k < 0 ? gather(outs[o], ostep, &gaps_ok)
+                          : gather_operand(placed[static_cast<std::size_t>(k)], ops[static_cast<std::size_t>(k)].place == Place::Step2 ? 2 : 1, &gaps_ok);
     if (!gaps_ok) problems += "\n    output '" + p.outputs[o].name + "': bytes between the strided elements were written";
     const ref::RefOutput* np = nullptr;
     for (const auto& r : expected)
       if (r.name == p.outputs[o].name) np = &r;
     const int tol = np ? (np->tol > 0 ? std::max(np->tol, rule.min_tol) : 0) : 0;
     std::string why;
-    const HostArray& w = want[o].array;
+    const HostArray& w = k < 0 ? want[o].array : cpu_copy[static_cast<std::size_t>(k)];
     if (got.dtype() != w.dtype() || got.shape() != w.shape()) {
       problems += "\n    output '" + p.outputs[o].name + "': GPU gives " + std::string(dtype_name(got.dtype())) + " " +
                   ref::shape_to_string(got.shape()) + ", CPU " + std::string(dtype_name(w.dtype())) + " " +
@@ -362,14 +405,23 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
         extent = in.array.shape().ndim == 1 ? in.array.shape()[0] : -1;
       }
       vector_case = vector_case && arrays > 0;
+      // The broadcast and scalar variants change the first array input that
+      // the program does not update in place (an updated one keeps the shape).
+      std::vector<bool> updated(c.inputs.size(), false);
+      bool any_updated = false;
+      for (const Var& v : prog->outputs)
+        if (v.input >= 0) updated[static_cast<std::size_t>(v.input)] = any_updated = true;
+      int first_free = -1;
+      for (std::size_t k = 0; k < c.inputs.size() && first_free < 0; ++k)
+        if (!c.inputs[k].weak && !updated[k]) first_free = static_cast<int>(k);
       auto random_ops = [&](Place place, int first_kind) {
         // first_kind: 0 all (N,); 1 first array (1,); 2 first (7,1); 3 first 0-d host value; 4 first 0-d device;
         // rows: 5 first (6,1), the others (1024,); 6 first (3,1,64), the others (1,5,1);
         // 7 first (6,1), the others (6,1024) padded and unaligned; 8 first (0,1), the others (1024,);
         // tiles: 9 first (37,29) transposed, the others (37,29); 10 first (3,37,29) transposed, the others (29,)
         std::vector<Operand> ops;
-        bool first = true;
         for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+          const bool first = static_cast<int>(k) == first_free;
           const auto& in = c.inputs[k];
           Operand o;
           o.weak = in.weak;
@@ -396,7 +448,6 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
               default: s = f ? Shape{3, 37, 29} : Shape{29}; if (f) o.place = Place::Transposed; break;
             }
           }
-          first = false;
           o.values = HostArray(in.array.dtype(), s);
           fill_random(o.values, rng);
           ops.push_back(std::move(o));
@@ -407,28 +458,30 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
       // 2. Contiguous, vectorized: every case.
       auto contig = random_ops(Place::Contig, 0);
       run(g, "contiguous", contig, false, false);
-      if (idx % static_cast<std::size_t>(stride) != 0) continue;
+      if (idx % static_cast<std::size_t>(stride) != 0 && !any_updated) continue;
 
-      // 3. The other layouts on every stride-th case.
+      // 3. The other layouts on every stride-th case (and every in-place one).
       auto strided = random_ops(Place::Step2, 0);
       run(g, "strided", strided, true, false);
       run(g64, "index64 contiguous", contig, false, false);
       run(g64, "index64 strided", strided, true, false);
-      if (vector_case) {
+      if (vector_case && first_free >= 0) {
         run(g, "broadcast (1,)", random_ops(Place::Contig, 1), false, false);
-        if (arrays > 1) {
+        // An updated input must have the output's shape: the variants that
+        // broadcast the other operands are for programs without one.
+        if (arrays > 1 && !any_updated) {
           run(g, "broadcast (7,1)", random_ops(Place::Contig, 2), false, false);
           auto rows2 = random_ops(Place::Contig, 5);
           run(g, "rows (6,1)x(1024,)", rows2, false, false);
           run(g64, "index64 rows (6,1)x(1024,)", rows2, false, false);
           run(g, "rows 3-d (3,1,64)x(1,5,1)", random_ops(Place::Contig, 6), false, false);
-          run(g, "rows padded, unaligned", random_ops(Place::Contig, 7), false, false);
           run(g, "rows empty (0,1)x(1024,)", random_ops(Place::Contig, 8), false, false);
         }
+        if (arrays > 1) run(g, "rows padded, unaligned", random_ops(Place::Contig, 7), false, false);
         auto tiles = random_ops(Place::Contig, 9);
         run(g, "tiles (37,29) transposed", tiles, false, false);
         run(g64, "index64 tiles (37,29) transposed", tiles, false, false);
-        run(g, "tiles 3-d (3,37,29) transposed", random_ops(Place::Contig, 10), false, false);
+        if (!any_updated) run(g, "tiles 3-d (3,37,29) transposed", random_ops(Place::Contig, 10), false, false);
         run(g, "host 0-d value", random_ops(Place::Contig, 3), false, false);
         run(g, "device 0-d", random_ops(Place::Contig, 4), false, false);
       }

@@ -68,7 +68,7 @@ bool untouched(const Array& a) {
 }
 
 // The CPU evaluator's result for `program` on host inputs (all arrays strong).
-HostArray cpu(const std::string& program, const std::vector<Input>& in, std::vector<OutputSpec> specs = {}) {
+HostArray cpu(const std::string& program, const std::vector<Input>& in, std::vector<OutputDecl> specs = {}) {
   auto outs = evaluate_cpu(program, in, specs);
   return std::move(outs.at(0).array);
 }

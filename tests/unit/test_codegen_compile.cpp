@@ -249,3 +249,31 @@ TEST_CASE("codegen: every dtype compiles in every layout variant", "[codegen][nv
   }
   compile_all(jobs);
 }
+
+TEST_CASE("codegen: inputs updated in place compile in every layout, for every dtype", "[codegen][nvrtc][inplace]") {
+  std::vector<Job> jobs;
+  for (DType t : kAll) {
+    const std::vector<Param> params = {{"x", t, false, false}, {"y", t, false, false}};
+    // Reads before and after the update, two updated inputs, another output.
+    std::string src = is_bool(t) ? "t = x | y\nx &= y\nx |= t\ny = x\nout = t & x\n"
+                                 : "t = x + y\nx *= y\nx += x\ny -= x\nout = t * x\n";
+    Program p = compile_program(src, params);
+    REQUIRE(p.outputs.size() == 3);
+    CHECK(p.outputs[0].input == 0);
+    CHECK(p.outputs[1].input == 1);
+    const std::string name = std::string(dtype_name(t)) + " in place";
+    KernelLayout c32 = contiguous_layout(p, 1, false);
+    KernelLayout c64 = contiguous_layout(p, 1, true);
+    KernelLayout s32 = strided_layout(p, 2, false);
+    KernelLayout s64 = strided_layout(p, 3, true);
+    KernelLayout v = contiguous_layout(p, max_vec(p) > 1 ? max_vec(p) : 1);
+    for (const KernelLayout* l : {&c32, &c64, &s32, &s64, &v}) {
+      std::string source = generate_source(p, *l, "cujit_k");
+      // Each updated input is read through p_ and written through q_, once each.
+      CHECK(source.find("q_x") != std::string::npos);
+      CHECK(source.find("q_y") != std::string::npos);
+      jobs.push_back({name + " " + short_key(*l), source});
+    }
+  }
+  compile_all(jobs);
+}

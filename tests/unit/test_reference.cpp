@@ -88,15 +88,19 @@ std::optional<ElementTol> complex_pow_tolerance(const RefCase& c) {
 // Runs one case; every mismatch is reported through Catch. Returns whether it passed.
 bool run_case(const RefCase& c) {
   std::vector<Input> inputs;
+  std::vector<HostArray> own;  // copies of the inputs: a program may update them in place
+  own.reserve(c.inputs.size());
   for (const auto& in : c.inputs) {
+    own.emplace_back(in.array.dtype(), in.array.shape());
+    std::memcpy(own.back().data(), in.array.data(), in.array.nbytes());
     Input i;
     i.name = in.name;
-    i.view = in.array.view();
+    i.view = own.back().view();
     i.weak = in.weak;
     inputs.push_back(i);
   }
-  std::vector<OutputSpec> specs;
-  for (const auto& [name, dt] : c.outspecs) specs.push_back(OutputSpec{name, dt});
+  std::vector<OutputDecl> specs;
+  for (const auto& [name, dt] : c.outspecs) specs.push_back(OutputDecl{name, dt});
 
   if (c.error) {
     try {
@@ -157,7 +161,12 @@ bool run_case(const RefCase& c) {
       FAIL_CHECK(describe(c) << "\n  outputs in order " << names(outs) << ", expected " << names(c.outputs));
       ok = false;
     }
-    const HostArray& g = got->array;
+    // An input updated in place: its result is in the input's array.
+    const HostArray* result = &got->array;
+    if (got->in_place)
+      for (std::size_t k = 0; k < c.inputs.size(); ++k)
+        if (c.inputs[k].name == got->name) result = &own[k];
+    const HostArray& g = *result;
     if (g.dtype() != want.array.dtype()) {
       FAIL_CHECK(describe(c) << "\n  output '" << want.name << "' has dtype " << name_of(g.dtype()) << ", NumPy gives "
                              << name_of(want.array.dtype()));

@@ -12,28 +12,20 @@
 #include <cstring>
 #include <unistd.h>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
-#include "lang/check.hpp"
-#include "gpu/codegen.hpp"
-#include "gpu/compile.hpp"
+#include "api/pipeline.hpp"
+#include "cache/kernel_cache.hpp"
 #include "cujit/error.hpp"
-#include "gpu/driver.hpp"
-#include "cpu/eval.hpp"
 #include "fail.hpp"
-#include "io/format.hpp"
-#include "cache/kernel_cache.hpp"
+#include "gpu/compile.hpp"
+#include "gpu/driver.hpp"
 #include "gpu/launch.hpp"
-#include "lang/lex.hpp"
+#include "io/format.hpp"
 #include "io/npy.hpp"
-#include "io/format.hpp"
-#include "cache/kernel_cache.hpp"
-#include "gpu/launch.hpp"
-#include "lang/lex.hpp"
+#include "lang/check.hpp"
 #include "names.hpp"
-#include "io/npy.hpp"
 #include "progress.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
@@ -116,6 +108,18 @@ std::string summary(const std::string& name, const Array& a) {
   return s;
 }
 
+// A -i value as an argument: a weak scalar (an unsuffixed literal) is a
+// Python-like number, anything else the array (a 0-d one is a typed scalar).
+Arg as_arg(const jitrun::Source& s) {
+  if (!s.weak) return Arg(s.view());  // a host array, or a generator's on the GPU
+  switch (s.array.dtype()) {
+    case DType::Int64: return Arg(*s.array.as<std::int64_t>());
+    case DType::Float64: return Arg(*s.array.as<double>());
+    case DType::Complex128: return Arg(*s.array.as<std::complex<double>>());
+    default: fail(ErrorCode::Internal, "weak input of dtype {}", dtype_name(s.array.dtype()));
+  }
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -190,12 +194,6 @@ void bench(const GpuProgram& g, int device, const std::vector<ArrayView>& in, co
   std::printf("bench: kernel / copy bandwidth: %.2f\n", c > 0 && k > 0 ? c / k : 0.0);
 }
 
-std::vector<ArrayView> input_views(const std::vector<Input>& inputs) {
-  std::vector<ArrayView> v;
-  for (const Input& in : inputs) v.push_back(in.view);
-  return v;
-}
-
 void print_cache_counters() {
   cache::Counters c = cache::global_cache().counters();
   std::fprintf(stderr,
@@ -230,6 +228,10 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
   for (const Input& in : inputs) views.push_back(in.view);
   Shape out_shape = shape ? *shape : broadcast_shape(*program, views.data());
   for (const Var& v : program->outputs) {
+    if (v.input >= 0) {  // an input updated in place is its own output
+      outs.push_back(ins[static_cast<std::size_t>(v.input)]);
+      continue;
+    }
     OperandView o;
     o.dtype = v.dtype;
     o.shape = out_shape;
@@ -282,8 +284,6 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
 }
 
 int run(const Options& args) {
-  using clock = std::chrono::steady_clock;
-
   // '-' is standard input (-f -, -i NAME=-) or output (-o NAME=-), once each.
   int stdin_users = args.program_file == "-" ? 1 : 0;
   for (const auto& spec : args.inputs) stdin_users += split_eq(spec, "-i/--input").second == "-";
@@ -324,142 +324,93 @@ int run(const Options& args) {
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
   if (opt.bench && opt.device == "all") fail(ErrorCode::Usage, "--bench times the kernel on one GPU; give --device N");
 
-  std::set<std::string> raw = indexed_names(opt.program);
   std::vector<jitrun::Source> sources;
-  std::vector<std::string> names;
+  std::vector<NamedArg> named;
   for (const auto& spec : opt.inputs) {
     auto [name, text] = split_eq(spec, "-i/--input");
-    for (const auto& n : names)
-      if (n == name) fail(ErrorCode::Usage, "input '{}' is given twice", name);
-    names.push_back(name);
+    for (const NamedArg& a : named)
+      if (a.name == name) fail(ErrorCode::Usage, "input '{}' is given twice", name);
     sources.push_back(jitrun::make_source(name, text, opt.seed + sources.size(), device));
+    named.push_back(NamedArg{name, as_arg(sources.back())});
   }
-  std::vector<Input> inputs;
-  for (std::size_t k = 0; k < sources.size(); ++k)
-    inputs.push_back(Input{names[k], sources[k].view(), sources[k].weak, raw.count(names[k]) > 0});
 
-  std::vector<OutputSpec> specs;
+  EvaluateOptions eo;
   for (const auto& t : opt.types) {
     auto [name, dt] = split_eq(t, "-t/--type");
     auto d = dtype_from_name(dt);
     if (!d) fail(ErrorCode::Usage, "-t {}: unknown dtype '{}'", name, dt);
-    specs.push_back(OutputSpec{name, *d});
+    eo.output_dtypes.emplace_back(name, *d);
   }
+  eo.device = device < 0 ? Device::cpu() : Device::cuda(device);
+  if (!opt.shape.empty()) eo.shape = jitrun::parse_shape(opt.shape);
 
-  auto t0 = clock::now();
-  std::vector<Param> params;
-  for (const Input& in : inputs) params.push_back(Param{in.name, in.view.dtype, in.weak, in.raw});
-  std::vector<OutputDecl> decl;
-  for (const auto& s : specs) decl.push_back(OutputDecl{s.name, s.dtype});
-  auto program = std::make_shared<Program>(compile_program(opt.program, params, decl));
-  double t_check = ms_since(t0);
-  for (const auto& [name, path] : paths) {
-    bool found = false;
-    std::string all;
-    for (const Var& v : program->outputs) found = found || v.name == name, all += (all.empty() ? "" : ", ") + v.name;
-    if (!found) fail(ErrorCode::Usage, "-o {}: the program has no output '{}' (its outputs: {})", name, name, all);
-  }
-
-  // A program over raw arrays alone has no broadcast shape: --shape gives it,
-  // else it takes the first raw input's, so `out = x[n - 1 - i]` reverses x.
-  const Shape* shape = nullptr;
-  Shape given;
-  if (!opt.shape.empty()) {
-    given = jitrun::parse_shape(opt.shape);
-    shape = &given;
-  } else if (std::vector<ArrayView> views = input_views(inputs); broadcast_shape(*program, views.data()).ndim == 0) {
-    for (const Input& in : inputs)
-      if (in.raw) {
-        given = in.view.shape;
-        shape = &given;
-        break;
-      }
-  }
-
-  if (!opt.emit.empty()) return emit(opt, program, inputs, shape);
-
-  std::vector<std::pair<std::string, Array>> outs;
-  if (opt.device == "all" && opt.emit.empty()) {
-    std::vector<std::pair<std::string, DType>> types;
-    for (const auto& sp : specs) types.emplace_back(sp.name, *sp.dtype);
-    outs = jitrun::run_split(opt.program, inputs, shape, types, opt.verbose);
-  } else if (device < 0) {
-    auto t1 = clock::now();
-    CpuOptions cpu;
-    jitrun::Progress progress;
-    if (jitrun::Progress::wanted()) cpu.progress = [&](std::int64_t done, std::int64_t total) { progress(done, total); };
-    std::vector<Output> host = evaluate_program(*program, inputs, shape, cpu);
-    double t_eval = ms_since(t1);
-    for (Output& o : host) outs.emplace_back(o.name, Array(std::move(o.array)));
-    if (opt.verbose)
-      std::fprintf(stderr, "jitrun: device cpu; parse+check %.3f ms; evaluate %.3f ms\n", t_check, t_eval);
-  } else {
-    // Arrays go to the device; scalars (weak or 0-d) are passed by value.
-    auto t1 = clock::now();
-    std::vector<Array> uploaded;
-    std::vector<ArrayView> in_views;
-    for (const Input& in : inputs) {
-      // Generated arrays are made on the device already.
-      if (in.weak || (in.view.shape.ndim == 0 && !in.raw) || in.view.device.kind == Device::CUDA) {
-        in_views.push_back(in.view);
-      } else {
-        uploaded.push_back(Array::copy_of(in.view, Device::cuda(device)));
-        in_views.push_back(uploaded.back().view());
-      }
+  // The one pipeline evaluate() runs; the hooks add what a command line does.
+  PipelineStats st;
+  PipelineHooks hooks;
+  hooks.kernel_name = "jitrun";
+  hooks.stats = &st;
+  hooks.outputs_to_host = true;
+  jitrun::Progress progress;
+  if (device < 0 && jitrun::Progress::wanted()) hooks.progress = [&](std::int64_t done, std::int64_t total) { progress(done, total); };
+  std::shared_ptr<const Program> program;
+  int emitted = -1;
+  const bool split = opt.device == "all" && opt.emit.empty();
+  std::vector<std::pair<std::string, Array>> split_outs;
+  hooks.checked = [&](const std::shared_ptr<const Program>& p, const std::vector<Input>& inputs, const Shape* shape) {
+    program = p;
+    for (const auto& [name, path] : paths) {
+      bool found = false;
+      std::string all;
+      for (const Var& v : p->outputs) found = found || v.name == name, all += (all.empty() ? "" : ", ") + v.name;
+      if (!found) fail(ErrorCode::Usage, "-o {}: the program has no output '{}' (its outputs: {})", name, name, all);
     }
-    double t_upload = ms_since(t1);
-    Shape out_shape = broadcast_shape(*program, in_views.data());
-    if (shape) {
-      if (!broadcasts_to(out_shape, *shape))
-        fail(ErrorCode::Data, "the output shape {} does not match the inputs' broadcast shape {}", to_string(*shape),
-             to_string(out_shape));
-      out_shape = *shape;
-    }
-    std::vector<Array> dev_out;
-    std::vector<ArrayView> out_views;
-    for (const Var& v : program->outputs) {
-      dev_out.push_back(Array::empty(v.dtype, out_shape, Device::cuda(device)));
-      out_views.push_back(dev_out.back().view());
-    }
-    GpuOptions go;
-    go.kernel_name = "jitrun";
-    GpuProgram g(program, go);
-    LaunchStats st;
-    auto t2 = clock::now();
-    g.launch(device, in_views, out_views, nullptr, &st);
-    synchronize(device);
-    double t_run = ms_since(t2);
-    auto t3 = clock::now();
-    for (std::size_t k = 0; k < dev_out.size(); ++k) outs.emplace_back(program->outputs[k].name, dev_out[k].to_host());
-    double t_download = ms_since(t3);
-    if (opt.verbose) {
-      const DeviceInfo& info = device_info(device);
-      // Rows and tiles layouts launch 2-D blocks on 2-D or 3-D grids.
-      std::string shape = std::to_string(st.grid);
-      if (st.grid_y != 1 || st.grid_z != 1) shape += "x" + std::to_string(st.grid_y) + "x" + std::to_string(st.grid_z);
-      shape += " x block " + std::to_string(st.block);
-      if (st.block_y != 1) shape += "x" + std::to_string(st.block_y);
-      std::fprintf(stderr,
-                   "jitrun: device %d (%s, sm_%d); layout %s; grid %s for %lld elements\n"
-                   "jitrun: parse+check %.3f ms; plan %.3f ms; codegen %.3f ms; compile %.3f ms (%s); load %.3f ms; "
-                   "launch %.3f ms; run (launch to sync) %.3f ms; upload %.3f ms; download %.3f ms\n",
-                   device, info.name.c_str(), info.arch(), st.layout.empty() ? "-" : st.layout.c_str(), shape.c_str(),
-                   static_cast<long long>(st.n), t_check, st.plan_ms, st.codegen_ms, st.compile_ms,
-                   st.n == 0 ? "no launch: no elements" : st.kernel == LaunchStats::Kernel::Compiled ? "compiled"
-                                                        : st.kernel == LaunchStats::Kernel::Disk     ? "disk cache hit"
-                                                                                                     : "memory cache hit",
-                   st.load_ms, st.launch_ms, t_run, t_upload, t_download);
-      print_cache_counters();
-    }
-    if (opt.bench) {
-      if (st.n == 0) fail(ErrorCode::Usage, "--bench: the program has no elements to time");
-      bench(g, device, in_views, out_views, opt.bench_runs);
-    }
+    // --device all: evaluate_split, the pipeline of several GPUs (which
+    // refuses a program that updates an input in place).
+    if (split) split_outs = jitrun::run_split(opt.program, inputs, shape, eo.output_dtypes, opt.verbose);
+    if (split || opt.emit.empty()) return !split;
+    emitted = emit(opt, p, inputs, shape);
+    return false;
+  };
+  if (opt.bench)
+    hooks.launched = [&](const GpuProgram& g, int dev, const std::vector<ArrayView>& in, const std::vector<ArrayView>& out) {
+      if (st.launch.n == 0) fail(ErrorCode::Usage, "--bench: the program has no elements to time");
+      bench(g, dev, in, out, opt.bench_runs);
+    };
+  NamedArrays outs = run_pipeline(opt.program, named, eo, hooks);
+  if (emitted >= 0) return emitted;
+  if (opt.verbose && !split && device < 0) {
+    std::fprintf(stderr, "jitrun: device cpu; parse+check %.3f ms; evaluate %.3f ms\n", st.check_ms, st.run_ms);
+  } else if (opt.verbose && !split) {
+    const DeviceInfo& info = device_info(device);
+    const LaunchStats& ls = st.launch;
+    // Rows and tiles layouts launch 2-D blocks on 2-D or 3-D grids.
+    std::string grid = std::to_string(ls.grid);
+    if (ls.grid_y != 1 || ls.grid_z != 1) grid += "x" + std::to_string(ls.grid_y) + "x" + std::to_string(ls.grid_z);
+    grid += " x block " + std::to_string(ls.block);
+    if (ls.block_y != 1) grid += "x" + std::to_string(ls.block_y);
+    std::fprintf(stderr,
+                 "jitrun: device %d (%s, sm_%d); layout %s; grid %s for %lld elements\n"
+                 "jitrun: parse+check %.3f ms; plan %.3f ms; codegen %.3f ms; compile %.3f ms (%s); load %.3f ms; "
+                 "launch %.3f ms; run (launch to sync) %.3f ms; upload %.3f ms; download %.3f ms\n",
+                 device, info.name.c_str(), info.arch(), ls.layout.empty() ? "-" : ls.layout.c_str(), grid.c_str(),
+                 static_cast<long long>(ls.n), st.check_ms, ls.plan_ms, ls.codegen_ms, ls.compile_ms,
+                 ls.n == 0 ? "no launch: no elements" : ls.kernel == LaunchStats::Kernel::Compiled ? "compiled"
+                                                      : ls.kernel == LaunchStats::Kernel::Disk     ? "disk cache hit"
+                                                                                                   : "memory cache hit",
+                 ls.load_ms, ls.launch_ms, st.run_ms, st.upload_ms, st.download_ms);
+    print_cache_counters();
   }
 
   // With a .npy on standard output, the other outputs' summaries go to stderr.
   FILE* text_out = to_stdout.empty() ? stdout : stderr;
-  for (const auto& [name, a] : outs) {
+  // The outputs in order of first assignment; an input updated in place is
+  // one, its result in jitrun's own (host) array of it.
+  std::vector<std::pair<std::string, Array>> results = std::move(split_outs);
+  auto updated = [&](const jitrun::Source& s) { return s.device ? s.device.to_host() : Array(s.array); };
+  if (!split)
+    for (const Var& v : program->outputs)
+      results.emplace_back(v.name, v.input >= 0 ? updated(sources[static_cast<std::size_t>(v.input)]) : outs[v.name]);
+  for (const auto& [name, a] : results) {
     auto it = paths.find(name);
     if (it != paths.end() && it->second == "-") {
       std::fflush(stdout);

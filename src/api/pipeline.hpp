@@ -1,0 +1,51 @@
+// pipeline: the one path from program text to outputs. cujit::evaluate() is
+// run_pipeline with no hooks; jitrun runs the same call and uses the hooks
+// for what a command line adds (progress, -v timings, --bench, --emit).
+//
+//   names -> parameters -> check (cached per text and signature on the GPU)
+//   -> output shape -> [hooks.checked] -> copies to where it runs -> run
+//   -> outputs (and, with outputs_to_host, their host copies)
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/eval.hpp"
+#include "cujit/evaluate.hpp"
+#include "gpu/launch.hpp"
+
+namespace cujit {
+
+// What a run did, for `jitrun -v`. Times in milliseconds.
+struct PipelineStats {
+  Device where;
+  double check_ms = 0;     // parse + check (0 when the checked program was cached)
+  double upload_ms = 0;    // inputs copied to the device that runs the program
+  double run_ms = 0;       // CPU: the evaluation; GPU: launch until the device is done
+  double download_ms = 0;  // outputs_to_host, and in/out arrays copied back
+  LaunchStats launch;      // the GPU launch
+};
+
+struct PipelineHooks {
+  std::string kernel_name = "cujit_kernel";  // the GPU kernel's symbol
+  // CPU runs: CpuOptions::progress.
+  std::function<void(std::int64_t done, std::int64_t total)> progress;
+  // After the check and the output shape, before anything is copied or run:
+  // the checked program, its inputs as given (host or device views) and the
+  // requested output shape (nullptr: the inputs' broadcast shape). Returning
+  // false ends the call there with no outputs (jitrun --emit).
+  std::function<bool(const std::shared_ptr<const Program>&, const std::vector<Input>&, const Shape* shape)> checked;
+  // GPU runs, after the launch has finished: the program and the operands it
+  // ran on (jitrun --bench launches it again).
+  std::function<void(const GpuProgram&, int device, const std::vector<ArrayView>& in, const std::vector<ArrayView>& out)>
+      launched;
+  bool outputs_to_host = false;     // the outputs come back as host arrays
+  PipelineStats* stats = nullptr;   // filled when given; the GPU run is then waited for
+};
+
+NamedArrays run_pipeline(std::string_view source, const std::vector<NamedArg>& inputs, const EvaluateOptions& options,
+                         const PipelineHooks& hooks);
+
+}  // namespace cujit
