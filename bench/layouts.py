@@ -15,6 +15,9 @@ Writes layouts.md (tables) and layouts_<case>.png (GB/s against N) to the
 folder given (default bench/results).
 
   python3 bench/layouts.py BENCH_LAYOUTS_BINARY [OUT_DIR] [case,case,...]
+
+LAYOUTS_MAX_LOG2=K stops at 2^K; LAYOUTS_PRINT_LINES=1 prints bench_layouts'
+input lines instead of running (to profile one case with ncu).
 """
 import math
 import os
@@ -413,6 +416,11 @@ def main():
             key = f"{c.name}@{size_of(s)[1]}"
             plan.append((c, s, key, n_in, n_out))
             lines.append(spec_line(c, s, key))
+    if os.environ.get("LAYOUTS_PRINT_LINES"):
+        # bench_layouts' input, for running one case under a profiler:
+        #   LAYOUTS_PRINT_LINES=1 python3 bench/layouts.py BIN DIR transposed | grep @2^24 | ncu ... BIN
+        print("\n".join(lines))
+        return
     t0 = time.time()
     cj = run_cujit(lines)
     print(f"cujit: {len(cj)} runs in {time.time() - t0:.0f} s", flush=True)
