@@ -216,6 +216,27 @@ HostArray gather_operand(const Spread& s, int step, bool* gaps_ok) {
   return out;
 }
 
+// The same for an operand placed by rows_to_device: rows kPitchPad elements
+// apart from kRowsOffset on, the filler before, between and after them.
+HostArray gather_rows(const Spread& s, bool* gaps_ok) {
+  Array all = s.buffer.to_host();
+  HostArray out(s.view.dtype, s.view.shape);
+  const std::size_t item = dtype_size(s.view.dtype);
+  const std::int64_t cols = s.view.shape[1], pitch = cols + kPitchPad;
+  const auto* src = static_cast<const unsigned char*>(all.data());
+  bool ok = true;
+  for (std::int64_t e = 0; e < static_cast<std::int64_t>(all.nbytes() / item); ++e) {
+    const unsigned char* at = src + static_cast<std::size_t>(e) * item;
+    const std::int64_t r = (e - kRowsOffset) / pitch, c = (e - kRowsOffset) % pitch;
+    if (e >= kRowsOffset && r < s.view.shape[0] && c < cols)
+      std::memcpy(static_cast<unsigned char*>(out.data()) + static_cast<std::size_t>(r * cols + c) * item, at, item);
+    else
+      for (std::size_t b = 0; b < item; ++b) ok = ok && at[b] == 0xA5;
+  }
+  *gaps_ok = ok;
+  return out;
+}
+
 // Runs `g` on the operands, and the CPU evaluator on the same values; compares
 // the two (with the case's tolerances), and with NumPy's values when
 // `with_numpy`. Returns "" or what went wrong.
@@ -288,8 +309,10 @@ std::string run_variant(const GpuProgram& g, const std::vector<Operand>& ops, bo
   for (std::size_t o = 0; o < p.outputs.size(); ++o) {
     bool gaps_ok = true;
     const int k = p.outputs[o].input;
-    HostArray got = k < 0 ? gather(outs[o], ostep, &gaps_ok)
-                          : gather_operand(placed[static_cast<std::size_t>(k)], ops[static_cast<std::size_t>(k)].place == Place::Step2 ? 2 : 1, &gaps_ok);
+    const Place kp = k < 0 ? Place::Contig : ops[static_cast<std::size_t>(k)].place;
+    HostArray got = k < 0                     ? gather(outs[o], ostep, &gaps_ok)
+                    : kp == Place::RowsPadded ? gather_rows(placed[static_cast<std::size_t>(k)], &gaps_ok)
+                                              : gather_operand(placed[static_cast<std::size_t>(k)], kp == Place::Step2 ? 2 : 1, &gaps_ok);
     if (!gaps_ok) problems += "\n    output '" + p.outputs[o].name + "': bytes between the strided elements were written";
     const ref::RefOutput* np = nullptr;
     for (const auto& r : expected)
