@@ -10,6 +10,7 @@
 #include "gpu/compile.hpp"
 #include "cpu/eval.hpp"
 #include "fail.hpp"
+#include "gpu/kernel_key.hpp"
 #include "gpu/launch.hpp"
 #include "lang/lex.hpp"
 #include "gpu/launch.hpp"
@@ -25,7 +26,7 @@ bool is_host_scalar(const ArrayView& v) { return v.device.kind == Device::CPU &&
 // Programs by their text and signature: checked and compiled once.
 struct ProgramCache {
   std::shared_mutex mu;
-  std::unordered_map<std::string, std::shared_ptr<const GpuProgram>> programs;
+  std::unordered_map<cache::Key, std::shared_ptr<const GpuProgram>, cache::KeyHash> programs;
 };
 ProgramCache& program_cache() {
   static ProgramCache* c = new ProgramCache;  // never destroyed: usable from static destructors
@@ -121,14 +122,7 @@ NamedArrays evaluate(std::string_view source, const std::vector<NamedArg>& input
     return result;
   }
 
-  std::string key(source);
-  key += '\0';
-  for (const Param& q : params)
-    key += q.name + ':' + std::to_string(static_cast<int>(q.dtype)) + (q.weak ? "w" : "") + (q.raw ? "r" : "") + ',';
-  key += '\0';
-  for (const OutputDecl& d : decls) key += d.name + ':' + std::to_string(d.dtype ? static_cast<int>(*d.dtype) : -1) + ',';
-  key += '\0';
-  if (options.fast_math) key += "fast";
+  const cache::Key key = program_key(source, params, decls, GpuOptions{}.kernel_name, {}, false, options.fast_math);
 
   ProgramCache& cache = program_cache();
   std::shared_ptr<const GpuProgram> gpu;

@@ -18,6 +18,7 @@
 #include "cache/kernel_cache.hpp"
 #include "cache/kernel_image.hpp"
 #include "cache/key.hpp"
+#include "gpu/kernel_key.hpp"
 #include "gpu/scratch.hpp"
 
 namespace cujit {
@@ -241,13 +242,10 @@ struct GpuProgram::Impl {
 
   Impl(std::shared_ptr<const Program> p, GpuOptions o)
       : program(std::move(p)), opt(std::move(o)), needs_err(!opt.render && needs_error_slot(*program)) {
-    cache::KeyBuilder b;
-    b.add("cujit.launch.1").add(program->ast.source).add(opt.kernel_name).add(opt.render_id);
-    b.add(static_cast<std::uint64_t>(opt.render ? 1 : 0));
-    for (const Param& q : program->inputs)
-      b.add(q.name).add(static_cast<std::uint64_t>(q.dtype) | (q.weak ? 0x100u : 0u) | (q.raw ? 0x200u : 0u));
-    for (const Var& v : program->outputs) b.add(v.name).add(static_cast<std::uint64_t>(v.dtype));
-    base_key = b.finish();
+    std::vector<OutputDecl> outs;
+    for (const Var& v : program->outputs) outs.push_back(OutputDecl{v.name, v.dtype});
+    base_key = program_key(program->ast.source, program->inputs, outs, opt.kernel_name, opt.render_id,
+                           static_cast<bool>(opt.render), opt.fast_math);
     recipe_fields = opt.recipe.empty() ? program_recipe(*program, opt.kernel_name) : opt.recipe;
     if (opt.fast_math) recipe_fields += "fast_math = true\n";
     if (!opt.nvrtc_options.empty()) {
@@ -311,12 +309,8 @@ struct GpuProgram::Impl {
     }
     lk->sig = kernel_signature(*program, l);
     const CompileOptions co = compile_options(arch);
-    const std::string options = options_string(co);
-    const std::string target = fmt::format("sm_{}", arch);
-    cache::KeyBuilder kb;
-    kb.add(base_key.hi).add(base_key.lo).add(l.key_string()).add(target).add(options);
-    kb.add(static_cast<std::uint64_t>(nvrtc_version()));
-    const cache::Key pkey = kb.finish();
+    const KernelKey keys(base_key, l, co);
+    const cache::Key& pkey = keys.memory();
     cache::KernelCache& kc = cache::global_cache();
     std::shared_ptr<const cache::Entry> entry = kc.find_in_memory(pkey);
     if (entry) {
@@ -616,10 +610,6 @@ void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream)
          device_text(dst.device));
   copy_program(src.dtype).launch(src.device.id, &src, &dst, stream);
   if (!stream) synchronize(src.device.id, nullptr);
-}
-
-cache::Key kernel_cache_key(const std::string& source, const CompileOptions& co) {
-  return cache::make_key(source, options_string(co), fmt::format("sm_{}", cap_arch(co.arch)), nvrtc_version());
 }
 
 std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string& which, int ndim) {

@@ -129,10 +129,6 @@ void check_overlap(const Program& p, const ArrayView* inputs, const ArrayView* o
 void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream = nullptr);
 
 
-// The disk cache's key of a kernel: its source, the options that decide the
-// code, the target and NVRTC's version. The one place it is built.
-cache::Key kernel_cache_key(const std::string& source, const CompileOptions& co);
-
 // The layouts `jitcache compile --layout WHICH` precompiles ("contiguous",
 // "strided" or "all"): the contiguous one a launch with aligned operands picks
 // (preferred_vec), the unvectorized one, an `ndim`-d strided one.
