@@ -341,13 +341,9 @@ struct GpuProgram::Impl {
     if (it != lk.devices.end()) return it->second;
     auto t0 = clock_type::now();
     const DeviceInfo& info = device_info(device);
-    CompiledKernel image;
-    image.target = lk.entry->target;
-    image.arch = lk.arch;
-    image.cubin = lk.entry->cubin;
-    image.ptx = lk.entry->ptx;
     LayoutKernel::OnDevice od;
-    od.fn = get_function(device, lk.module_key, select_image(image, info.arch()), opt.kernel_name.c_str());
+    od.fn = get_function(device, lk.module_key, select_image(entry_images(*lk.entry, lk.arch), info.arch()),
+                         opt.kernel_name.c_str());
     // Blocks of 256 threads (fewer only where the kernel's registers forbid),
     // and enough of them for one vector step per thread: measured on an H200,
     // `out = sin(x)*5` over 2^28 floats reaches 1.00 of a device copy so,
@@ -611,6 +607,8 @@ void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream)
   copy_program(src.dtype).launch(src.device.id, &src, &dst, stream);
   if (!stream) synchronize(src.device.id, nullptr);
 }
+
+KernelImages entry_images(const cache::Entry& e, int arch) { return KernelImages{e.target, arch, &e.cubin, &e.ptx}; }
 
 std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string& which, int ndim) {
   std::vector<KernelLayout> layouts;

@@ -23,6 +23,7 @@
 
 #include "gpu/codegen.hpp"
 #include "gpu/compile.hpp"
+#include "gpu/compiled_kernel.hpp"
 #include "cache/entry.hpp"
 #include "cujit/array.hpp"
 
@@ -128,6 +129,10 @@ void check_overlap(const Program& p, const ArrayView* inputs, const ArrayView* o
 // CUDA device, with a copy kernel. With no stream it returns when done.
 void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream = nullptr);
 
+
+// The images of a cache entry compiled for sm_<arch>, for select_image: views
+// of the entry's bytes, which the cache holds once (no copy per load).
+KernelImages entry_images(const cache::Entry& e, int arch);
 
 // The layouts `jitcache compile --layout WHICH` precompiles ("contiguous",
 // "strided" or "all"): the contiguous one a launch with aligned operands picks

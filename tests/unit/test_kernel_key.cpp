@@ -1,6 +1,7 @@
 // The kernel cache keys (src/gpu/kernel_key.hpp): the memory key and the disk
 // key come from one place; requests that differ in anything that changes the
 // kernel never share a key, identical requests always do.
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -8,6 +9,7 @@
 
 #include "catch.hpp"
 #include "gpu/codegen.hpp"
+#include "gpu/driver.hpp"
 #include "gpu/kernel_key.hpp"
 #include "gpu/launch.hpp"
 #include "lang/check.hpp"
@@ -84,4 +86,23 @@ TEST_CASE("kernel keys: memory and disk keys differ with layout and compile opti
     }
   CHECK(memory.size() == static_cast<std::size_t>(2 * requests));
   CHECK(disk.size() == static_cast<std::size_t>(requests));
+}
+
+TEST_CASE("a compiled kernel is stored once: programs and lookups share the cache's entry", "[cache][key]") {
+  // The launcher keeps the cache's shared entry (no copy of its cubin/PTX per
+  // program or lookup); a second program with the same signature finds the
+  // same entry in memory.
+  auto p = std::make_shared<Program>(compile_program("out = x * 2 + 1", {in("x", DType::Float32)}));
+  const KernelLayout l = contiguous_layout(*p, 4);
+  GpuProgram a(p, GpuOptions{}), b(p, GpuOptions{});
+  bool compiled = false;
+  auto first = a.compile(l, 90, &compiled);
+  REQUIRE(first);
+  auto again = a.compile(l, 90, &compiled);
+  CHECK_FALSE(compiled);
+  CHECK(again.get() == first.get());
+  auto other = b.compile(l, 90, &compiled);
+  CHECK_FALSE(compiled);
+  CHECK(other.get() == first.get());
+  CHECK(&select_image(entry_images(*first, cap_arch(90)), cap_arch(90)) == &first->cubin);
 }
