@@ -139,6 +139,14 @@ template <class P> struct conv_<bf16_tag, complex<P>> {
 template <class T> __host__ __device__ __forceinline__ c64 to_c64(T x) { return conv_<c64, T>::f(x); }
 template <class T> __host__ __device__ __forceinline__ c128 to_c128(T x) { return conv_<c128, T>::f(x); }
 
+// complex(re, im): NumPy's `re + im*1j`, both parts already in the result's
+// complex type. Computed as NumPy does, by its complex product and sum, so an
+// infinite or NaN part spreads as there (im = inf gives a NaN real part) and
+// a negative zero im gives +0 (-0*1 + 0*0).
+template <class P> __host__ __device__ __forceinline__ complex<P> make_complex(complex<P> re, complex<P> im) {
+  return add(re, mul(im, cpack(P(0), P(1))));
+}
+
 // The complex loops of src/lang/ops.def's operations that return a real value.
 template <class P> __host__ __device__ __forceinline__ P absolute(complex<P> a) { return abs(a); }
 template <class P> __host__ __device__ __forceinline__ P real(complex<P> a) { return a.re; }
