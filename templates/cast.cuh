@@ -28,13 +28,16 @@ template <> struct f2i_<cj_i64> {
   static __host__ __device__ __forceinline__ cj_i64 f(float x) { return __float2ll_rz(x); }
   static __host__ __device__ __forceinline__ cj_i64 f(double x) { return __double2ll_rz(x); }
 };
+// (Unsigned 8/16-bit results clamp the signed 32-bit conversion too: the same
+// values, and a conversion the host's vector units have, which keeps the CPU
+// evaluator's loops vectorized.)
 template <> struct f2i_<cj_u8> {
-  static __host__ __device__ __forceinline__ cj_u8 f(float x) { return (cj_u8)min(__float2uint_rz(x), 255u); }
-  static __host__ __device__ __forceinline__ cj_u8 f(double x) { return (cj_u8)min(__double2uint_rz(x), 255u); }
+  static __host__ __device__ __forceinline__ cj_u8 f(float x) { return (cj_u8)min(max(__float2int_rz(x), 0), 255); }
+  static __host__ __device__ __forceinline__ cj_u8 f(double x) { return (cj_u8)min(max(__double2int_rz(x), 0), 255); }
 };
 template <> struct f2i_<cj_u16> {
-  static __host__ __device__ __forceinline__ cj_u16 f(float x) { return (cj_u16)min(__float2uint_rz(x), 65535u); }
-  static __host__ __device__ __forceinline__ cj_u16 f(double x) { return (cj_u16)min(__double2uint_rz(x), 65535u); }
+  static __host__ __device__ __forceinline__ cj_u16 f(float x) { return (cj_u16)min(max(__float2int_rz(x), 0), 65535); }
+  static __host__ __device__ __forceinline__ cj_u16 f(double x) { return (cj_u16)min(max(__double2int_rz(x), 0), 65535); }
 };
 template <> struct f2i_<cj_u32> {
   static __host__ __device__ __forceinline__ cj_u32 f(float x) { return __float2uint_rz(x); }
