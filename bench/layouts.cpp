@@ -13,11 +13,16 @@
 // kernel of about 100 us is queued before each timed call, so the host's
 // enqueue happens while the GPU is busy and the events time the kernel alone
 // (bench/layouts.py does the same for the peers with torch.cuda._sleep).
+// BENCH_LAYOUTS_MAX_VECTOR=k runs each case through GpuProgram with
+// GpuOptions::max_vector = k instead (to measure vector widths; typed
+// parameters only, no scalars), and prints its layout and launch shape.
 //   bench_layouts < cases.txt
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,6 +30,8 @@
 #include "cujit/elementwise.hpp"
 #include "cujit/evaluate.hpp"
 #include "gpu/driver.hpp"
+#include "gpu/launch.hpp"
+#include "lang/check.hpp"
 
 using namespace cujit;
 
@@ -123,6 +130,45 @@ int main() {
       for (const std::string& s : split(f[5], ';')) {
         if (inplace >= 0 && outs.empty()) outs.push_back(ins[static_cast<std::size_t>(inplace)]);
         else outs.push_back(make_operand(s, 0, false));
+      }
+      if (const char* mv = std::getenv("BENCH_LAYOUTS_MAX_VECTOR")) {
+        // "float16 x, float16 y" -> typed parameters; outputs likewise.
+        auto params = [](const std::string& text) {
+          std::vector<std::pair<std::string, DType>> out;
+          for (std::string item : split(text, ',')) {
+            std::istringstream in(item);
+            std::string t, name;
+            in >> t >> name;
+            out.emplace_back(name, *dtype_from_name(t));
+          }
+          return out;
+        };
+        std::vector<Param> ps;
+        for (auto& [name, t] : params(f[1])) ps.push_back(Param{name, t, false, false});
+        std::vector<OutputDecl> os;
+        for (auto& [name, t] : params(f[2])) os.push_back(OutputDecl{name, t});
+        GpuOptions go;
+        go.max_vector = std::atoi(mv);
+        go.kernel_name = "bench_" + f[0].substr(0, f[0].find('@'));
+        GpuProgram g(std::make_shared<Program>(compile_program(f[3], ps, os)), go);
+        std::vector<ArrayView> iv, ov;
+        for (const Operand& o : ins) iv.push_back(o.view);
+        for (const Operand& o : outs) ov.push_back(o.view);
+        LaunchStats st;
+        g.launch(0, iv, ov, nullptr, &st);
+        synchronize(0);
+        std::vector<double> t;
+        for (int rep = 0; rep < 25; ++rep) {
+          spin(spin_out);
+          e0.record();
+          g.launch(0, iv, ov);
+          e1.record();
+          e1.synchronize();
+          t.push_back(e1.elapsed_ms_since(e0));
+        }
+        fmt::print("{} {:.6f} {} grid {}x{} block {}x{}\n", f[0], median(t), st.layout, st.grid, st.grid_y, st.block, st.block_y);
+        std::fflush(stdout);
+        continue;
       }
       ElementwiseKernel k(f[1], f[2], f[3], "bench_" + f[0].substr(0, f[0].find('@')));
       std::vector<Arg> args;

@@ -26,6 +26,8 @@ std::optional<Access> access_of(char c) {
     case 'u': return Access::Uniform;
     case 'v': return Access::Value;
     case 'r': return Access::Raw;
+    case 'b': return Access::RowScalar;
+    case 't': return Access::Tiled;
   }
   return std::nullopt;
 }
@@ -36,17 +38,27 @@ std::optional<KernelLayout> parse_layout_key(const std::string& s) {
   std::size_t bar1 = s.find('|'), bar2 = bar1 == std::string::npos ? bar1 : s.find('|', bar1 + 1);
   if (bar2 == std::string::npos || s.size() < 8) return std::nullopt;
   std::string head = s.substr(0, bar1), outs = s.substr(bar1 + 1, bar2 - bar1 - 1), ins = s.substr(bar2 + 1);
-  if (head.size() < 7 || (head[0] != 'c' && head[0] != 's')) return std::nullopt;
-  l.kind = head[0] == 'c' ? KernelLayout::Kind::Contiguous : KernelLayout::Kind::Strided;
+  if (head.size() < 7 || (head[0] != 'c' && head[0] != 's' && head[0] != 'r' && head[0] != 't')) return std::nullopt;
+  l.kind = head[0] == 'c'   ? KernelLayout::Kind::Contiguous
+           : head[0] == 's' ? KernelLayout::Kind::Strided
+           : head[0] == 'r' ? KernelLayout::Kind::Rows
+                            : KernelLayout::Kind::Tiles;
   if (head.compare(1, 5, ".i32.") == 0) l.index64 = false;
   else if (head.compare(1, 5, ".i64.") == 0) l.index64 = true;
   else return std::nullopt;
-  char what = head[6];
-  std::string num = head.substr(7);
-  if (num.empty() || num.size() > 2 || num.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  if (l.kind == KernelLayout::Kind::Contiguous && what == 'v') l.vec = std::stoi(num);
-  else if (l.kind == KernelLayout::Kind::Strided && what == 'd') l.ndim = std::stoi(num);
-  else return std::nullopt;
+  // "v4" (contiguous), "d3" (strided, tiles), "v4.d3" (rows): one or two numbers of at most two digits.
+  auto number = [](const std::string& t, char what, int& out) {
+    if (t.size() < 2 || t.size() > 3 || t[0] != what || t.find_first_not_of("0123456789", 1) != std::string::npos) return false;
+    out = std::stoi(t.substr(1));
+    return true;
+  };
+  std::string rest = head.substr(6);
+  std::size_t dot = rest.find('.');
+  bool ok = false;
+  if (l.kind == KernelLayout::Kind::Contiguous) ok = number(rest, 'v', l.vec);
+  else if (l.kind == KernelLayout::Kind::Strided || l.kind == KernelLayout::Kind::Tiles) ok = number(rest, 'd', l.ndim);
+  else ok = dot != std::string::npos && number(rest.substr(0, dot), 'v', l.vec) && number(rest.substr(dot + 1), 'd', l.ndim);
+  if (!ok) return std::nullopt;
   auto list = [](const std::string& text, const char* tag, std::vector<Access>& out) {
     if (text.compare(0, 2, tag) != 0) return false;
     for (std::size_t k = 2; k < text.size(); k += 2) {

@@ -20,7 +20,9 @@ class GpuProgram;
 // (C-contiguous, aligned: vectorized as wide as the launcher goes),
 // "strided" (every array operand non-contiguous in `ndim` dimensions),
 // "broadcast" (each array input a row broadcast over the rows of 2-d
-// outputs), with 64-bit index arithmetic when index64 (more than 2^31
+// outputs: the rows layout, vectorized as widely as rows of 1024 elements
+// allow; shorter or odd-length rows may plan a narrower vector step, which
+// compiles on its first call), with 64-bit index arithmetic when index64 (more than 2^31
 // elements). `host_value` marks the inputs passed as 0-d host values.
 // An exact layout string (KernelLayout::key_string()) is parsed instead;
 // fail(Data) when it is malformed or does not fit the program.

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <future>
+#include <new>
 #include <mutex>
 #include <random>
 #include <set>
@@ -28,6 +29,51 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using Ptr = std::shared_ptr<const Entry>;
+
+// What the threads waiting on one compile get: the entry, or the leader's
+// failure as plain fields from which each waiter throws an exception of its
+// own. Not a shared std::exception_ptr: its count and the exception's
+// message string are shared through libstdc++'s own atomics, which
+// ThreadSanitizer cannot see, and no two threads need the same object.
+struct Outcome {
+  struct Failure {
+    enum class Kind { Error, Compile, BadAlloc, Other } kind = Kind::Other;
+    ErrorCode code = ErrorCode::Internal;
+    std::string message;
+    CompileError::Parts parts;
+
+    static std::shared_ptr<const Failure> of_current() {
+      auto f = std::make_shared<Failure>();
+      try {
+        throw;
+      } catch (const CompileError& e) {
+        *f = Failure{Kind::Compile, e.code(), e.what(), {e.stage(), e.log(), e.options(), e.source()}};
+      } catch (const Error& e) {
+        *f = Failure{Kind::Error, e.code(), e.what(), {}};
+      } catch (const std::bad_alloc&) {
+        f->kind = Kind::BadAlloc;
+      } catch (const std::exception& e) {
+        f->message = e.what();
+      } catch (...) {
+        f->message = "unknown exception";
+      }
+      return f;
+    }
+  };
+  Ptr entry;
+  std::shared_ptr<const Failure> failure;
+
+  [[noreturn]] void throw_copy() const {
+    const Failure& f = *failure;
+    switch (f.kind) {
+      case Failure::Kind::Compile: throw CompileError(f.code, f.message, f.parts);
+      case Failure::Kind::Error: throw Error(f.code, f.message);
+      case Failure::Kind::BadAlloc: throw std::bad_alloc();
+      case Failure::Kind::Other: break;
+    }
+    throw Error(ErrorCode::Internal, f.message);
+  }
+};
 
 std::uint64_t ns_since(Clock::time_point t0) {
   return static_cast<std::uint64_t>(
@@ -490,7 +536,7 @@ struct KernelCache::Impl {
   mutable std::mutex mu;
   // A shared_future per key: ready once compiled, pending while one thread
   // compiles and the others wait on it.
-  std::unordered_map<Key, std::shared_future<Ptr>, KeyHash> memory;
+  std::unordered_map<Key, std::shared_future<Outcome>, KeyHash> memory;
 
   // The cache folder, opened and checked on first use (root()).
   enum class RootState { Unopened, Open, Refused, Failed };
@@ -689,8 +735,8 @@ std::shared_ptr<const Entry> KernelCache::get_or_compile(const Key& key, std::st
                                                          const std::function<Entry()>& compile, const Check& check) {
   Impl& m = *impl_;
   auto t0 = Clock::now();
-  std::promise<Ptr> promise;
-  std::shared_future<Ptr> result;
+  std::promise<Outcome> promise;
+  std::shared_future<Outcome> result;
   bool leader = false;
   {
     std::lock_guard<std::mutex> g(m.mu);
@@ -705,14 +751,15 @@ std::shared_ptr<const Entry> KernelCache::get_or_compile(const Key& key, std::st
   }
   if (!leader) {
     if (result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) m.n.memory_waits++;
-    Ptr p = result.get();  // rethrows the leader's exception
+    const Outcome& o = result.get();
+    if (!o.entry) o.throw_copy();
     m.n.memory_hits++;
     m.n.memory_ns += ns_since(t0);
-    return p;
+    return o.entry;
   }
   try {
     Ptr p = m.fill(key, target, compile, check);
-    promise.set_value(p);
+    promise.set_value(Outcome{p, {}});
     return p;
   } catch (...) {
     {
@@ -720,7 +767,7 @@ std::shared_ptr<const Entry> KernelCache::get_or_compile(const Key& key, std::st
       std::lock_guard<std::mutex> g(m.mu);
       m.memory.erase(key);
     }
-    promise.set_exception(std::current_exception());
+    promise.set_value(Outcome{nullptr, Outcome::Failure::of_current()});
     throw;
   }
 }
@@ -730,13 +777,13 @@ std::shared_ptr<const Entry> KernelCache::find_in_memory(const Key& key) const {
   auto it = impl_->memory.find(key);
   if (it == impl_->memory.end() || it->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
     return nullptr;
-  return it->second.get();  // ready futures in the map always hold a value
+  return it->second.get().entry;  // null for a failure still in the map
 }
 
 void KernelCache::put_in_memory(const Key& key, std::shared_ptr<const Entry> entry) {
   if (!entry) return;
-  std::promise<Ptr> p;
-  p.set_value(std::move(entry));
+  std::promise<Outcome> p;
+  p.set_value(Outcome{std::move(entry), {}});
   std::lock_guard<std::mutex> g(impl_->mu);
   impl_->memory.emplace(key, p.get_future().share());
 }

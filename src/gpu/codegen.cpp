@@ -156,6 +156,8 @@ const char* access_name(Access a) {
     case Access::Uniform: return "one element, broadcast";
     case Access::Value: return "by value";
     case Access::Raw: return "raw";
+    case Access::RowScalar: return "one element per row, broadcast along it";
+    case Access::Tiled: return "transposed, through shared-memory tiles";
   }
   return "?";
 }
@@ -410,12 +412,15 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
       s.push_back({ArgSlot::Kind::Size, op, DType::Int64, 8, 8, size_name(q.name)});
   }
   s.push_back({ArgSlot::Kind::Count, -1, DType::Int64, 8, 8, "cj_n"});
-  if (l.kind == KernelLayout::Kind::Strided) {
+  if (l.kind != KernelLayout::Kind::Contiguous) {
     std::size_t nstrided = 0;
-    for (Access a : l.outputs) nstrided += a == Access::Strided;
-    for (Access a : l.inputs) nstrided += a == Access::Strided;
+    for (Access a : l.outputs) nstrided += has_strides(a);
+    for (Access a : l.inputs) nstrided += has_strides(a);
     std::size_t w = l.index64 ? 8 : 4, per_dim = l.index64 ? 1 : 3;  // 32-bit: extent, magic, shift
-    s.push_back({ArgSlot::Kind::Layout, -1, DType::Int64, w * static_cast<std::size_t>(l.ndim) * (per_dim + nstrided), w, "cj_l"});
+    // Rows: the inner extent and the row count, then the outer dimensions.
+    const bool rows = l.kind == KernelLayout::Kind::Rows;
+    std::size_t nd = static_cast<std::size_t>(l.ndim) - (rows ? 1 : 0);
+    s.push_back({ArgSlot::Kind::Layout, -1, DType::Int64, w * ((rows ? 2 : 0) + nd * (per_dim + nstrided)), w, "cj_l"});
   }
   if (g.uses_err_) s.push_back({ArgSlot::Kind::Error, -1, DType::Int64, 8, 8, "cj_err"});
   return s;
@@ -452,7 +457,9 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   BodyGen g(p);
   g.run();
   const bool strided = l.kind == KernelLayout::Kind::Strided;
-  const bool vector = !strided && l.vec > 1;
+  const bool rows = l.kind == KernelLayout::Kind::Rows;
+  const bool tiles = l.kind == KernelLayout::Kind::Tiles;
+  const bool vector = l.kind == KernelLayout::Kind::Contiguous && l.vec > 1;
   std::vector<ArgSlot> sig = kernel_signature(p, l);
 
   // Kernel parameters.
@@ -474,14 +481,28 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   std::vector<std::string> strided_names;
   std::map<std::string, int> row;
   for (std::size_t k = 0; k < p.outputs.size(); ++k)
-    if (l.outputs[k] == Access::Strided) row[p.outputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.outputs[k].name);
+    if (has_strides(l.outputs[k])) row[p.outputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.outputs[k].name);
   for (std::size_t k = 0; k < p.inputs.size(); ++k)
-    if (l.inputs[k] == Access::Strided) row[p.inputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
+    if (has_strides(l.inputs[k]))
+      row[p.inputs[k].name] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
 
+  auto offset = [&](const std::string& name) { return "cj::at(" + ptr_name(name) + ", cj_o[" + std::to_string(row[name]) + "])"; };
+  // Rows: a row-contiguous operand's elements from its row's start e_<name>.
+  auto row_ptr = [&](const std::string& name) { return "e_" + name; };
+  // Tiles: the element (cj_r, cj_c) of the tile's outer offset.
+  const std::string last = std::to_string(l.ndim - 1), second = std::to_string(l.ndim - 2);
+  auto tile_ref = [&](const std::string& name) {
+    std::string s = std::to_string(row[name]);
+    return "cj::at(" + ptr_name(name) + ", cj_o[" + s + "] + (cj_off)cj_r * cj_l.stride[" + s + "][" + second +
+           "] + (cj_off)cj_c * cj_l.stride[" + s + "][" + last + "])";
+  };
   auto elem_ref = [&](const std::string& name, Access a) {  // the element of a Contig/Strided operand at k
-    if (a == Access::Strided) return "cj::at(" + ptr_name(name) + ", cj_o[" + std::to_string(row[name]) + "])";
+    if (tiles) return tile_ref(name);
+    if (rows) return row_ptr(name) + "[cj_kc]";
+    if (a == Access::Strided) return offset(name);
     return ptr_name(name) + "[cj_k]";
   };
+  auto vec_base = [&](const std::string& name) { return rows ? row_ptr(name) : ptr_name(name); };
   auto vec_type = [&](DType t) {
     std::size_t bytes = static_cast<std::size_t>(l.vec) * dtype_size(t);
     return "cj::vec<" + stype(t) + ", " + std::to_string(l.vec) + ", " + std::to_string(std::min<std::size_t>(16, bytes)) + ">";
@@ -493,7 +514,8 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     eparams.insert(eparams.end(), {"const long long cj_i", "const long long cj_n"});
     eargs.insert(eargs.end(), {"(long long)cj_k", "cj_n"});
   }
-  std::vector<std::string> setup, load, store, vload, velem, vstore_elem, vstore;
+  std::vector<std::string> setup, load, store, vload, velem, vstore_elem, vstore, row_setup, tile_decl, tile_load;
+  const bool vectors = vector || rows;
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const Param& q = p.inputs[k];
     Access a = l.inputs[k];
@@ -513,11 +535,19 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
       switch (a) {
         case Access::Value: setup.push_back(decl + g.load_value(q.dtype, arg_name(q.name)) + ";"); break;
         case Access::Uniform: setup.push_back(decl + g.load_value(q.dtype, ptr_name(q.name) + "[0]") + ";"); break;
+        case Access::RowScalar: row_setup.push_back(decl + g.load_value(q.dtype, offset(q.name)) + ";"); break;
+        case Access::Tiled:
+          tile_decl.push_back("__shared__ " + stype(q.dtype) + " cj_t_" + q.name + "[32][33];  // padded: a column read hits 32 banks");
+          tile_load.push_back("cj_t_" + q.name + "[cj_ty + cj_j][cj_tx] = " + tile_ref(q.name) + ";");
+          load.push_back(decl + g.load_value(q.dtype, "cj_t_" + q.name + "[cj_tx][cj_ty + cj_j]") + ";");
+          break;
         default:
+          if (rows)
+            row_setup.push_back("const " + stype(q.dtype) + "* const " + row_ptr(q.name) + " = &" + offset(q.name) + ";");
           load.push_back(decl + g.load_value(q.dtype, elem_ref(q.name, a)) + ";");
-          if (vector) {
+          if (vectors) {
             vload.push_back("const " + vec_type(q.dtype) + " a_" + q.name + " = reinterpret_cast<const " + vec_type(q.dtype) +
-                            "*>(" + ptr_name(q.name) + ")[cj_kv];");
+                            "*>(" + vec_base(q.name) + ")[cj_kv];");
             velem.push_back(decl + g.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
           }
       }
@@ -532,12 +562,13 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     eparams.push_back(ctype(v.dtype) + "& " + val_name(v.name));
     eargs.push_back(val_name(v.name));
     load.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
+    if (rows) row_setup.push_back(stype(v.dtype) + "* const " + row_ptr(v.name) + " = &" + offset(v.name) + ";");
     store.push_back(elem_ref(v.name, l.outputs[k]) + " = " + g.store_value(v.dtype, val_name(v.name)) + ";");
-    if (vector) {
+    if (vectors) {
       vload.push_back(vec_type(v.dtype) + " a_" + v.name + ";");
       velem.push_back(ctype(v.dtype) + " " + val_name(v.name) + ";");
       vstore_elem.push_back("a_" + v.name + ".v[cj_j] = " + g.store_value(v.dtype, val_name(v.name)) + ";");
-      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + ptr_name(v.name) + ")[cj_kv] = a_" + v.name + ";");
+      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + vec_base(v.name) + ")[cj_kv] = a_" + v.name + ";");
     }
   }
   if (g.uses_err_) {
@@ -568,7 +599,10 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     }
   }
   std::string layout_text = l.key_string() + " (" +
-                            (strided ? std::to_string(l.ndim) + "-d strided" : vector ? "contiguous, " + std::to_string(l.vec) + " per vector" : "contiguous") +
+                            (strided ? std::to_string(l.ndim) + "-d strided"
+                             : rows  ? std::to_string(l.ndim) + "-d rows, " + std::to_string(l.vec) + " per vector"
+                             : tiles ? std::to_string(l.ndim) + "-d tiles"
+                             : vector ? "contiguous, " + std::to_string(l.vec) + " per vector" : "contiguous") +
                             ", " + (l.index64 ? "64" : "32") + "-bit index)";
 
   std::map<std::string, std::string> vars;
@@ -610,6 +644,47 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     vars["VELEM"] = join(velem, "\n");
     vars["VSTORE_ELEM"] = join(vstore_elem, "\n");
     vars["VSTORE"] = join(vstore, "\n");
+  } else if (rows) {
+    file = "kernel_rows.cu";
+    const int nouter = l.ndim - 1;
+    vars["VEC"] = std::to_string(l.vec);
+    vars["NOUTER"] = std::to_string(nouter);
+    vars["NSTRIDED"] = std::to_string(strided_names.size());
+    vars["OFFSET_T"] = l.index64 ? "long long" : "int";
+    vars["ROW"] = join(row_setup, "\n");
+    vars["VINDEX"] = g.uses_index_ ? "const cj_idx cj_k = cj_row * cj_inner + cj_kv * " + std::to_string(l.vec) + " + cj_j;" : "";
+    vars["INDEX"] = g.uses_index_ ? "const cj_idx cj_k = cj_row * cj_inner + cj_kc;" : "";
+    vars["VLOAD"] = join(vload, "\n");
+    vars["VELEM"] = join(velem, "\n");
+    vars["VSTORE_ELEM"] = join(vstore_elem, "\n");
+    vars["VSTORE"] = join(vstore, "\n");
+    std::string no = std::to_string(nouter),
+                srows = "[" + std::to_string(strided_names.size()) + "][" + no + "];  // bytes; rows: " + join(strided_names, ", ");
+    if (l.index64) {
+      vars["LAYOUT_FIELDS"] = "unsigned long long inner, rows;\nunsigned long long shape[" + no + "];\nlong long stride" + srows;
+      vars["DIVIDE"] = "const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];";
+    } else {
+      vars["LAYOUT_FIELDS"] = "unsigned int inner, rows;\nunsigned int shape[" + no + "];\nunsigned int magic[" + no +
+                              "];\nunsigned int shift[" + no + "];\nint stride" + srows;
+      vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
+    }
+  } else if (tiles) {
+    file = "kernel_tiles.cu";
+    vars["NDIM"] = std::to_string(l.ndim);
+    vars["NSTRIDED"] = std::to_string(strided_names.size());
+    vars["OFFSET_T"] = l.index64 ? "long long" : "int";
+    vars["TILES"] = join(tile_decl, "\n");
+    vars["TILE_LOAD"] = join(tile_load, "\n");
+    vars["INDEX"] = g.uses_index_ ? "const cj_idx cj_k = (cj_b * cj_nr + cj_r) * cj_nc + cj_c;" : "";
+    std::string nd = std::to_string(l.ndim), srows = "[" + std::to_string(strided_names.size()) + "][" + nd + "];  // bytes; rows: " + join(strided_names, ", ");
+    if (l.index64) {
+      vars["LAYOUT_FIELDS"] = "unsigned long long shape[" + nd + "];\nlong long stride" + srows;
+      vars["DIVIDE"] = "const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];";
+    } else {
+      vars["LAYOUT_FIELDS"] = "unsigned int shape[" + nd + "];\nunsigned int magic[" + nd + "];\nunsigned int shift[" + nd +
+                              "];\nint stride" + srows;
+      vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
+    }
   } else if (strided) {
     file = "kernel_strided.cu";
     vars["NDIM"] = std::to_string(l.ndim);

@@ -552,6 +552,12 @@ void launch(int device, CUfunction f, unsigned grid, unsigned block, void** para
   CU_CALL(cuLaunchKernel, f, grid, 1, 1, block, 1, 1, shared_bytes, stream, params, nullptr);
 }
 
+void launch_grid(int device, CUfunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
+                 unsigned block_y, void** params, CUstream stream, unsigned shared_bytes) {
+  ScopedContext ctx(device);
+  CU_CALL(cuLaunchKernel, f, grid_x, grid_y, grid_z, block_x, block_y, 1, shared_bytes, stream, params, nullptr);
+}
+
 int max_potential_block_size(int device, CUfunction f, int* min_grid) {
   ScopedContext ctx(device);
   int grid = 0, block = 0;

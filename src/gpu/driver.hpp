@@ -226,6 +226,9 @@ void synchronize(int device, CUstream stream = nullptr);
 // cuLaunchKernel of a 1-D grid in the device's primary context.
 void launch(int device, CUfunction f, unsigned grid, unsigned block, void** params,
             CUstream stream = nullptr, unsigned shared_bytes = 0);
+// cuLaunchKernel of a 3-D grid of 2-D blocks in the device's primary context.
+void launch_grid(int device, CUfunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
+                 unsigned block_y, void** params, CUstream stream = nullptr, unsigned shared_bytes = 0);
 // The block size that maximizes occupancy (cuOccupancyMaxPotentialBlockSize);
 // `min_grid`, when given, gets the grid size that fills the device.
 int max_potential_block_size(int device, CUfunction f, int* min_grid = nullptr);

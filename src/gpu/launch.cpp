@@ -138,34 +138,6 @@ void check_overlap(const Program& p, const ArrayView* in, const ArrayView* out) 
 
 namespace {
 
-// 32-bit layout argument -> 64-bit (the force_index64 test hook).
-std::vector<unsigned char> widen_layout_arg(const KernelLayout& l, const std::vector<unsigned char>& narrow) {
-  std::size_t nstrided = 0;
-  for (Access a : l.outputs) nstrided += a == Access::Strided;
-  for (Access a : l.inputs) nstrided += a == Access::Strided;
-  const auto nd = static_cast<std::size_t>(l.ndim);
-  std::vector<std::int64_t> shape(nd);
-  std::vector<std::vector<std::int64_t>> strides(nstrided, std::vector<std::int64_t>(nd));
-  // 32-bit: extents, then (newer ABI) each extent's magic and shift, then strides.
-  std::size_t pos = 0;
-  const std::size_t words = narrow.size() / 4;
-  std::size_t skip = 0;
-  if (words == nd * (3 + nstrided)) skip = 2 * nd;
-  else if (words != nd * (1 + nstrided))
-    fail(ErrorCode::Internal, "force_index64: a {}-byte layout argument does not fit layout {}", narrow.size(), l.key_string());
-  auto get = [&](bool is_signed) -> std::int64_t {
-    std::uint32_t u;
-    std::memcpy(&u, narrow.data() + pos, 4);
-    pos += 4;
-    return is_signed ? static_cast<std::int64_t>(static_cast<std::int32_t>(u)) : static_cast<std::int64_t>(u);
-  };
-  for (auto& e : shape) e = get(false);
-  pos += 4 * skip;
-  for (auto& row : strides)
-    for (auto& s : row) s = get(true);
-  return pack_layout_arg(l, shape, strides);
-}
-
 // The kernel of one program+layout for one arch, and where it is loaded.
 struct LayoutKernel {
   KernelLayout layout;
@@ -189,6 +161,7 @@ struct Prepared {
   const LayoutKernel* kernel = nullptr;  // null when n == 0
   CUfunction fn = nullptr;
   unsigned grid = 0, block = 0;
+  unsigned grid_y = 1, grid_z = 1, block_y = 1;  // Rows layouts: y over rows; Tiles: y, z over tile rows, outer dims
   std::vector<unsigned char> layout_arg;
   std::string layout;
 };
@@ -198,6 +171,10 @@ struct Prepared {
 // memory without bound. Entries are never removed: the hot path hands out
 // plain pointers to them.
 constexpr std::size_t kMaxPrepared = 4096;
+
+// The y and z extents of a grid may not exceed 65535 (CUDA's limit on every
+// device); the kernels' loops cover the rest.
+constexpr std::int64_t kMaxGridY = 65535;
 
 }  // namespace
 
@@ -359,12 +336,8 @@ struct GpuProgram::Impl {
 
   // The one planning step of launch() and GpuProgram::plan().
   LaunchPlan plan_for(const std::vector<OperandView>& iv, const std::vector<OperandView>& ov) const {
-    LaunchPlan plan = plan_launch(*program, iv, ov, opt.max_vector);
-    if (opt.force_index64 && !plan.layout.index64) {
-      plan.layout.index64 = true;
-      if (plan.layout.kind == KernelLayout::Kind::Strided) plan.layout_arg = widen_layout_arg(plan.layout, plan.layout_arg);
-    }
-    return plan;
+    // Raw CUDA kernels (opt.render) have no rows or tiles renderer.
+    return plan_launch(*program, iv, ov, opt.max_vector, opt.force_index64, !opt.render);
   }
 
   // The slow path: validates the call, plans it and prepares the kernel.
@@ -434,10 +407,34 @@ struct GpuProgram::Impl {
       pr->kernel = &lk;
       pr->fn = od.fn;
       pr->block = static_cast<unsigned>(od.block);
-      const std::int64_t vec = plan.layout.kind == KernelLayout::Kind::Contiguous ? plan.layout.vec : 1;
-      const std::int64_t threads = (plan.n + vec - 1) / vec;
-      const std::int64_t blocks = (threads + od.block - 1) / od.block;
-      pr->grid = static_cast<unsigned>(std::min<std::int64_t>(blocks, od.max_grid));
+      if (plan.layout.kind == KernelLayout::Kind::Tiles) {
+        // 32x8 threads a 32x32 tile (any kernel can run 256 threads: at most 255 registers each).
+        const std::int64_t batch = plan.rows * plan.inner > 0 ? plan.n / (plan.rows * plan.inner) : 0;
+        pr->block = 32;
+        pr->block_y = 8;
+        pr->grid = static_cast<unsigned>(std::min<std::int64_t>((plan.inner + 31) / 32, od.max_grid));
+        pr->grid_y = static_cast<unsigned>(std::min<std::int64_t>((plan.rows + 31) / 32, kMaxGridY));
+        pr->grid_z = static_cast<unsigned>(std::min<std::int64_t>(batch, kMaxGridY));
+      } else if (plan.layout.kind == KernelLayout::Kind::Rows) {
+        // One vector step a thread, as the contiguous layout: x threads across a
+        // row (a power of two, no more than a row's steps need), the rest of the
+        // block over rows, so short rows still fill whole warps.
+        std::int64_t block = 1;
+        while (block * 2 <= od.block) block *= 2;
+        const std::int64_t steps = (plan.inner + plan.layout.vec - 1) / plan.layout.vec;
+        std::int64_t bx = 1;
+        while (bx < steps && bx < block) bx *= 2;
+        const std::int64_t by = block / bx;
+        pr->block = static_cast<unsigned>(bx);
+        pr->block_y = static_cast<unsigned>(by);
+        pr->grid = static_cast<unsigned>(std::min<std::int64_t>((steps + bx - 1) / bx, od.max_grid));
+        pr->grid_y = static_cast<unsigned>(std::min<std::int64_t>((plan.rows + by - 1) / by, kMaxGridY));
+      } else {
+        const std::int64_t vec = plan.layout.kind == KernelLayout::Kind::Contiguous ? plan.layout.vec : 1;
+        const std::int64_t threads = (plan.n + vec - 1) / vec;
+        const std::int64_t blocks = (threads + od.block - 1) / od.block;
+        pr->grid = static_cast<unsigned>(std::min<std::int64_t>(blocks, od.max_grid));
+      }
     }
 
     std::unique_lock<std::shared_mutex> lock(prepared_mu);
@@ -518,6 +515,9 @@ void GpuProgram::launch(int device, const ArrayView* in, const ArrayView* out, C
   if (stats) {
     stats->grid = pr->grid;
     stats->block = pr->block;
+    stats->grid_y = pr->grid_y;
+    stats->grid_z = pr->grid_z;
+    stats->block_y = pr->block_y;
     stats->n = pr->n;
   }
   if (pr->n == 0) return;
@@ -557,7 +557,7 @@ void GpuProgram::launch(int device, const ArrayView* in, const ArrayView* out, C
 
   auto t0 = stats ? clock_type::now() : clock_type::time_point();
   if (!m.needs_err) {
-    cujit::launch(device, pr->fn, pr->grid, pr->block, params.data(), stream);
+    launch_grid(device, pr->fn, pr->grid, pr->grid_y, pr->grid_z, pr->block, pr->block_y, params.data(), stream);
     if (stats) stats->launch_ms = ms_since(t0);
     return;
   }
@@ -566,7 +566,7 @@ void GpuProgram::launch(int device, const ArrayView* in, const ArrayView* out, C
   std::int64_t e[4] = {0, 0, 0, 0};
   try {
     memset_d8(device, err_ptr, 0, sizeof e, stream);
-    cujit::launch(device, pr->fn, pr->grid, pr->block, params.data(), stream);
+    launch_grid(device, pr->fn, pr->grid, pr->grid_y, pr->grid_z, pr->block, pr->block_y, params.data(), stream);
     memcpy_dtoh(device, e, err_ptr, sizeof e, stream);
     synchronize(device, stream);
   } catch (...) {

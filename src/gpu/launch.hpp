@@ -66,6 +66,7 @@ struct LaunchStats {
   double plan_ms = 0, codegen_ms = 0, compile_ms = 0, load_ms = 0, launch_ms = 0;
   std::string layout;  // KernelLayout::key_string() (empty on the hot path)
   unsigned grid = 0, block = 0;
+  unsigned grid_y = 1, grid_z = 1, block_y = 1;  // Rows and Tiles layouts: 2-D blocks, 2-D or 3-D grids
   std::int64_t n = 0;
 };
 const char* kernel_source_name(LaunchStats::Kernel k);  // "prepared", "memory cache", ...

@@ -25,27 +25,52 @@ enum class Access : std::uint8_t {
   Uniform,  // pointer to a single element used for every k (a size-1 array broadcast); read once per thread
   Value,    // the element itself, by value (a 0-d host scalar; always so for a weak scalar parameter)
   Raw,      // a raw parameter: pointer to a C-contiguous array plus its int64 element count, indexed x[j]
+  RowScalar,  // pointer; Rows layouts only: constant along each row (inner stride 0, e.g. an (r,1) array
+              // against (r,c)), read once per row at the row's byte offset
+  Tiled,      // pointer; Tiles layouts only: contiguous along the second-last dimension
+              // (a transposed view), read through a shared-memory tile
 };
+
+// Whether the Layout argument carries byte strides for an operand of this access.
+inline bool has_strides(Access a) { return a == Access::Strided || a == Access::RowScalar || a == Access::Tiled; }
 
 struct KernelLayout {
   enum class Kind : std::uint8_t {
     Contiguous,  // every array operand is Contig, Uniform, Value or Raw
     Strided,     // at least one operand is Strided; the Layout argument carries extents and strides
+    // Rows of an inner dimension along which every output and Strided input is
+    // contiguous and every RowScalar input constant (broadcasts such as
+    // (r,1)*(1,c), views of padded rows). A row's byte offsets are found once
+    // per row (no division per element) and the inner dimension moves in
+    // vectors of `vec` elements; the Layout argument carries the inner extent,
+    // the row count, the outer extents and each Strided/RowScalar operand's
+    // outer byte strides. The launch is a 2-D grid: x over a row, y over rows.
+    Rows,
+    // 32x32 tiles of the last two dimensions (and a loop over the others): a
+    // Tiled input (contiguous down a column, e.g. x.T) is read a tile column
+    // per warp into shared memory, then every operand is read and written a
+    // tile row per warp, so both sides coalesce. Outputs are contiguous along
+    // the last dimension; other inputs are Strided (any strides). The Layout
+    // argument is a Strided layout's. The grid is x: tile columns, y: tile
+    // rows, z: the outer dimensions.
+    Tiles,
   };
   Kind kind = Kind::Contiguous;
   // 64-bit index arithmetic. The host sets it only where it is needed: n > INT32_MAX,
   // or (Strided) some |byte offset| sum_d (extent_d - 1) * |stride_d| > INT32_MAX.
   bool index64 = false;
-  // Contiguous only: elements per vector step (1, 2, 4, 8 or 16); > 1 needs every
-  // Contig pointer aligned to min(16, vec * itemsize) bytes (see max_vec()).
+  // Contiguous and Rows: elements per vector step (1, 2, 4, 8 or 16); > 1 needs every
+  // Contig pointer (Rows: every Strided operand's row start) aligned to
+  // min(16, vec * itemsize) bytes (see max_vec()).
   int vec = 1;
-  // Strided only: number of dimensions of the (coalesced) iteration shape, 1..8.
+  // Strided: number of dimensions of the (coalesced) iteration shape, 1..8;
+  // Rows and Tiles: 2..8, the last one the inner dimension.
   int ndim = 0;
-  std::vector<Access> outputs;  // per Program::outputs: Contig or Strided
+  std::vector<Access> outputs;  // per Program::outputs: Contig or Strided (Rows: Strided)
   std::vector<Access> inputs;   // per Program::inputs: Raw for raw, Value for weak, any but Raw otherwise
 
   // Stable text naming every choice above, e.g. "c.i32.v4|o:c|i:c,v,r" or
-  // "s.i64.d3|o:s|i:s,u"; part of the kernel cache key.
+  // "s.i64.d3|o:s|i:s,u", "r.i32.v4.d2|o:s|i:b,s" or "t.i32.d2|o:s|i:t"; part of the kernel cache key.
   std::string key_string() const;
   bool operator==(const KernelLayout& o) const;
   bool operator!=(const KernelLayout& o) const { return !(*this == o); }
@@ -55,6 +80,15 @@ struct KernelLayout {
 KernelLayout contiguous_layout(const Program& p, int vec = 1, bool index64 = false);
 // Strided layout: weak inputs by Value, raw ones Raw, every other operand Strided.
 KernelLayout strided_layout(const Program& p, int ndim, bool index64 = false);
+// Rows layout: weak inputs by Value, raw ones Raw, every other operand Strided
+// (contiguous along the rows).
+KernelLayout rows_layout(const Program& p, int ndim, int vec = 1, bool index64 = false);
+// Tiles layout: weak inputs by Value, raw ones Raw, every other input Tiled,
+// outputs Strided.
+KernelLayout tiles_layout(const Program& p, int ndim, bool index64 = false);
+// Shared memory a Tiles kernel may use for its tiles (one 32x33 tile per Tiled
+// input); beyond it the planner falls back to a Strided layout.
+constexpr std::size_t kMaxTileBytes = 32 * 1024;
 // The widest vector step whose loads stay within 16 bytes: 16 / the largest
 // itemsize among the outputs and the array (non-weak, non-raw) inputs.
 int max_vec(const Program& p);
@@ -70,9 +104,11 @@ int preferred_vec(const Program& p, int max_vector = kDefaultMaxVector);
 void validate_layout(const Program& p, const KernelLayout& layout);
 
 // Bytes of the Layout argument, the divisor constants included. `shape` has
-// layout.ndim extents; `strides` holds, for each Strided operand in ABI order,
-// layout.ndim byte strides. fail(Internal) on a count mismatch or, without
-// index64, a value outside 32 bits.
+// layout.ndim extents; `strides` holds, for each Strided (and, in Rows
+// layouts, RowScalar) operand in ABI order, layout.ndim byte strides (Rows
+// layouts pack the inner extent, the row count, then the outer dimensions
+// only: the inner strides are the itemsize or 0 by the access). fail(Internal)
+// on a count mismatch or, without index64, a value outside 32 bits.
 std::vector<unsigned char> pack_layout_arg(const KernelLayout& layout, const std::vector<std::int64_t>& shape,
                                            const std::vector<std::vector<std::int64_t>>& strides);
 
@@ -91,7 +127,10 @@ struct LaunchPlan {
   KernelLayout layout;
   Shape shape;                             // the outputs' shape
   std::int64_t n = 0;                      // its element count: the Count argument
-  std::vector<unsigned char> layout_arg;   // the Layout argument (Strided layouts), from pack_layout_arg
+  std::vector<unsigned char> layout_arg;   // the Layout argument (Strided and Rows layouts), from pack_layout_arg
+  // Rows layouts: the row count and the inner extent; Tiles layouts: the
+  // second-last and last extents (the grid's shape).
+  std::int64_t rows = 0, inner = 0;
 };
 
 // The layout for one call, and the arguments that depend on it. Inputs and
@@ -103,13 +142,21 @@ struct LaunchPlan {
 // it has one element (or all-zero strides), else Contig when it is
 // C-contiguous in the outputs' shape, else Strided; an output is Contig or
 // Strided. Raw inputs must be C-contiguous (fail(Usage): copy them first).
-// Strided layouts merge dimensions the strided operands allow and drop
-// extent-1 ones; 64-bit indexing only when n or a byte offset needs it;
-// contiguous layouts vectorize up to min(max_vec, max_vector) elements, halved
-// until every contiguous pointer is aligned to its vector size.
+// With a Strided operand the dimensions are merged where every array operand
+// allows (NumPy's coalescing) and extent-1 ones dropped; when that leaves 2 or
+// more dimensions with every output and array input contiguous or constant
+// along the last one, the layout is Rows; else, when the outputs are
+// contiguous along the last and some input along the second-last (a
+// transposed view) instead, Tiles; else Strided (merged over the strided
+// operands). Raw CUDA kernels have no Rows or Tiles renderer (`rows` false).
+// 64-bit indexing only when n or a byte offset needs it, or
+// `force_index64` (a test hook). Contiguous and Rows layouts vectorize up to
+// min(max_vec, max_vector) elements, halved until every vector is aligned to
+// its size (Rows: each row's start, so the outer strides too), and halved
+// while a vector step would be wider than the inner extent (Rows).
 // Outputs must not overlap one another or an input except element for element.
 LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
-                       int max_vector = 4);
+                       int max_vector = 4, bool force_index64 = false, bool rows = true);
 
 // `acc` broadcast with input `name`'s shape `next`; fail(Data) when they do not fit.
 Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& name);

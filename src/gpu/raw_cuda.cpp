@@ -41,6 +41,9 @@ std::string render_raw_cuda(const RawCudaKernel& k, const Program& p, const Kern
   check_source_names(p, kernel_name);
   for (const auto& td : k.typedefs) check_name(td.first, "type placeholder");
   const std::vector<ArgSlot> sig = kernel_signature(p, l);
+  // The planner never gives raw kernels a Rows or Tiles layout (GpuProgram passes rows = false).
+  if (l.kind == KernelLayout::Kind::Rows || l.kind == KernelLayout::Kind::Tiles)
+    fail(ErrorCode::Internal, "raw CUDA kernels have no rows or tiles layout, got {}", l.key_string());
   const bool strided = l.kind == KernelLayout::Kind::Strided;
   bool half = false, bf16 = false, cplx = false;
   auto note = [&](DType t) {
@@ -99,6 +102,8 @@ std::string render_raw_cuda(const RawCudaKernel& k, const Program& p, const Kern
       case Access::Uniform: body += fmt::format("    const {} {} = {}[0];\n", t, in.name, a); break;
       case Access::Contig: body += fmt::format("    const {} {} = {}[cj_k];\n", t, in.name, a); break;
       case Access::Strided: body += fmt::format("    const {} {} = cj_at({}, cj_o[{}]);\n", t, in.name, a, in_row[q]); break;
+      case Access::RowScalar:
+      case Access::Tiled: break;  // rows and tiles layouts only, refused above
     }
   }
   for (std::size_t o = 0; o < p.outputs.size(); ++o) {

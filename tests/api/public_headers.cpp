@@ -9,6 +9,7 @@
 #include "cujit/elementwise.hpp"
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
+#include "cujit/multi_gpu.hpp"
 
 int consumer(std::vector<float>& v, const std::vector<double>& w, std::vector<std::complex<float>>& c) {
   cujit::Shape s1{v.size()};
@@ -24,10 +25,12 @@ int consumer(std::vector<float>& v, const std::vector<double>& w, std::vector<st
   cujit::Array& twice = out["y"];
   cujit::NamedArrays e = cujit::evaluate("out = x + 1", {{"x", x}});
   const cujit::Array& first = e["out"];
+  std::vector<cujit::SplitArray> parts = cujit::evaluate_split("out = x + 1", {{"x", x}}, {0, 1});
+  cujit::Array whole = parts[0].gather();
   try {
     k(x);
   } catch (const cujit::CompileError& err) {
     return static_cast<int>(err.log().size() + err.options().size() + err.source().size() + err.stage().size());
   }
-  return static_cast<int>(s2.ndim + s3.ndim + y.shape.ndim + z.shape.ndim + h.shape.ndim) + twice.ndim() + first.ndim();
+  return static_cast<int>(s2.ndim + s3.ndim + y.shape.ndim + z.shape.ndim + h.shape.ndim) + twice.ndim() + first.ndim() + whole.ndim();
 }

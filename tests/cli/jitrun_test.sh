@@ -26,6 +26,13 @@ expect 0 "out = [ 0.  5. 10. 15.]" -- --print -i 'x=arange(4)' 'out = x*5'
 expect 0 "z = [   0  100  -56   44 -112]" -- --print -i 'k=arange(5):int8' 'z = k * 100'
 expect 0 "out: float32 (1000000,)" -- -i 'x=rand(1e6)' 'out = sin(x)*5'
 expect 0 "out = [[ 0.  1.  2.  3.]" -- --print -i 'x=arange(3x1)' -i 'y=arange(4)' 'out = x * 10 + y'
+# Generators: NumPy shape tuples; rand and randn are Philox4x32-10 streams
+# (src/gpu/generate.hpp), the same for a seed on every machine and device.
+expect 0 "out: float32 (2, 3, 4)  min: 2  max: 2" -- --device cpu -i 'x=ones((2, 3, 4))' 'out = x*2'
+expect 0 "out = [7 7 7 7 7]" -- --device cpu --print -i 'x=full((5,),7):int8' 'out = x'
+expect 1 "-i x=ones((2,x)): 'x' is not a number" -- --device cpu -i 'x=ones((2,x))' 'out = x'
+expect 0 "out = [0.75015222 0.79528404 0.00845311]" -- --device cpu --print --seed 7 -i 'x=rand(3):float64' 'out = x'
+expect 0 "out = [  45 -101  -64   22]" -- --device cpu --print --seed 7 -i 'x=rand(4):int8' 'out = x'
 expect 0 "o = 24.5" -- --print -i a=3.5 -i b=7 'o = a*b'
 expect 0 "o = [2 3 4]" -- --print -i 'k=arange(3):int8' -i a=2 'o = k + a'
 expect 0 "out = [3. 2. 1. 0.]" -- --print -i 'x=arange(4)' 'out = x[n - 1 - i]'

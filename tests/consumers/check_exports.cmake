@@ -6,7 +6,7 @@ execute_process(COMMAND nm -DC --defined-only ${LIBRARY} OUTPUT_VARIABLE symbols
 if(rc)
   message(FATAL_ERROR "nm failed on ${LIBRARY}")
 endif()
-foreach(public "cujit::evaluate(" "cujit::dtype_name(" "cujit::ElementwiseKernel::ElementwiseKernel("
+foreach(public "cujit::evaluate(" "cujit::evaluate_split(" "cujit::SplitArray::gather(" "cujit::dtype_name(" "cujit::ElementwiseKernel::ElementwiseKernel("
                "cujit::Array::copy_of(" "cujit::from_dlpack(" "typeinfo for cujit::Error")
   string(FIND "${symbols}" "${public}" at)
   if(at EQUAL -1)

@@ -38,11 +38,14 @@ layouts = ["contiguous", "broadcast"]
   ElementwiseKernel k("T x, T y", "T z", "z = x * y + 1", "deploy_fma");  // a new object: nothing in it yet
   for (DType t : {DType::Float32, DType::Float16, DType::Int8, DType::BFloat16, DType::UInt8, DType::Int16}) {
     INFO(dtype_name(t));
-    Array x = Array::empty(t, Shape{1000}, Device::cuda(0)), y = Array::empty(t, Shape{1000}, Device::cuda(0));
+    Array x = Array::empty(t, Shape{1024}, Device::cuda(0)), y = Array::empty(t, Shape{1024}, Device::cuda(0));
     auto out = k(x, y);  // contiguous
     CHECK(out[0].dtype() == t);
-    Array z = Array::empty(t, Shape{8, 1000}, Device::cuda(0));
-    k(x, y, z);  // broadcast: rows over 2-d outputs
+    // broadcast: rows over 2-d outputs. Rows a multiple of 16 bytes long, the
+    // manifest's "broadcast" layout (the vector step of a rows layout depends
+    // on the row length's alignment, see precompile.hpp).
+    Array z = Array::empty(t, Shape{8, 1024}, Device::cuda(0));
+    k(x, y, z);
     synchronize(0, nullptr);
   }
   CHECK(cache::global_cache().counters().compiles == before);

@@ -1,8 +1,10 @@
 // Every NumPy reference case (tests/data/eval_cases.txt) on the GPU, against
 // NumPy's values and against the CPU evaluator, in every layout the launcher
 // has: contiguous (vectorized, with a tail), strided (step 2 inside bigger
-// buffers, gaps checked untouched), broadcast (1,) and (7,1), scalar operands
-// (a host 0-d value, a device 0-d array) and 64-bit indexing (forced).
+// buffers, gaps checked untouched), broadcast (1,) and (7,1), rows (per-row
+// operands, 2-d and 3-d broadcasts, vectorized rows, padded rows at unaligned
+// addresses, empty), scalar operands (a host 0-d value, a device 0-d array)
+// and 64-bit indexing (forced).
 //
 //   CUJIT_GPU_REF_STRIDE=k  run the non-contiguous layouts on every k-th case
 //                           (default 4; 1 = all); contiguous runs on all
@@ -64,7 +66,51 @@ struct Report {
   }
 };
 
-enum class Place { Contig, Step2, HostValue };
+// RowsPadded: a 2-d array whose rows sit kPitchPad elements apart beyond
+// their extent, the first element kRowsOffset elements into the buffer (so
+// not 16-byte aligned).
+// Transposed: an array of shape (..., R, C) stored as (..., C, R) and viewed
+// with its last two axes swapped (x.T, x.transpose(0, 2, 1)).
+enum class Place { Contig, Step2, HostValue, RowsPadded, Transposed };
+constexpr std::int64_t kPitchPad = 5, kRowsOffset = 2;
+
+Spread transposed_to_device(const HostArray& h, int device) {
+  const std::size_t item = dtype_size(h.dtype());
+  const Shape& sh = h.shape();
+  const int nd = sh.ndim;
+  const std::int64_t rows = sh[nd - 2], cols = sh[nd - 1], batch = h.size() / std::max<std::int64_t>(1, rows * cols);
+  HostArray tmp(h.dtype(), Shape{std::max<std::int64_t>(1, h.size())});
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c)
+        std::memcpy(static_cast<unsigned char*>(tmp.data()) + static_cast<std::size_t>((b * cols + c) * rows + r) * item,
+                    static_cast<const unsigned char*>(h.data()) + static_cast<std::size_t>((b * rows + r) * cols + c) * item, item);
+  Spread s;
+  s.buffer = Array::copy_of(tmp.view(), Device::cuda(device));
+  s.view = s.buffer.view();
+  s.view.shape = sh;
+  s.view.strides = ArrayView::contiguous_strides(sh, h.dtype());
+  s.view.strides[nd - 2] = static_cast<std::int64_t>(item);
+  s.view.strides[nd - 1] = rows * static_cast<std::int64_t>(item);
+  return s;
+}
+
+Spread rows_to_device(const HostArray& h, int device) {
+  const std::size_t item = dtype_size(h.dtype());
+  const std::int64_t rows = h.shape()[0], cols = h.shape()[1], pitch = cols + kPitchPad;
+  HostArray tmp(h.dtype(), Shape{kRowsOffset + std::max<std::int64_t>(1, rows) * pitch});
+  std::memset(tmp.data(), 0xA5, tmp.nbytes());
+  for (std::int64_t r = 0; r < rows; ++r)
+    std::memcpy(static_cast<unsigned char*>(tmp.data()) + static_cast<std::size_t>(kRowsOffset + r * pitch) * item,
+                static_cast<const unsigned char*>(h.data()) + static_cast<std::size_t>(r * cols) * item, static_cast<std::size_t>(cols) * item);
+  Spread s;
+  s.buffer = Array::copy_of(tmp.view(), Device::cuda(device));
+  s.view = s.buffer.view();
+  s.view.data = static_cast<unsigned char*>(s.view.data) + kRowsOffset * item;
+  s.view.shape = h.shape();
+  s.view.strides = Shape{pitch * static_cast<std::int64_t>(item), static_cast<std::int64_t>(item)};
+  return s;
+}
 
 // One operand of a run: its values (compact, host) and where the GPU reads it.
 struct Operand {
@@ -174,7 +220,9 @@ std::string run_variant(const GpuProgram& g, const std::vector<Operand>& ops, bo
     if (ops[k].weak || ops[k].place == Place::HostValue) {
       in_views.push_back(ops[k].values.view());
     } else {
-      placed[k] = spread_to_device(ops[k].values, dev, ops[k].place == Place::Step2 ? 2 : 1);
+      placed[k] = ops[k].place == Place::RowsPadded   ? rows_to_device(ops[k].values, dev)
+                  : ops[k].place == Place::Transposed ? transposed_to_device(ops[k].values, dev)
+                                                      : spread_to_device(ops[k].values, dev, ops[k].place == Place::Step2 ? 2 : 1);
       in_views.push_back(placed[k].view);
     }
   }
@@ -315,7 +363,10 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
       }
       vector_case = vector_case && arrays > 0;
       auto random_ops = [&](Place place, int first_kind) {
-        // first_kind: 0 all (N,); 1 first array (1,); 2 first (7,1); 3 first 0-d host value; 4 first 0-d device
+        // first_kind: 0 all (N,); 1 first array (1,); 2 first (7,1); 3 first 0-d host value; 4 first 0-d device;
+        // rows: 5 first (6,1), the others (1024,); 6 first (3,1,64), the others (1,5,1);
+        // 7 first (6,1), the others (6,1024) padded and unaligned; 8 first (0,1), the others (1024,);
+        // tiles: 9 first (37,29) transposed, the others (37,29); 10 first (3,37,29) transposed, the others (29,)
         std::vector<Operand> ops;
         bool first = true;
         for (std::size_t k = 0; k < c.inputs.size(); ++k) {
@@ -334,6 +385,17 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
           if (first && first_kind == 2) s = Shape{7, 1};
           if (first && (first_kind == 3 || first_kind == 4)) s = Shape{};
           if (first && first_kind == 3) o.place = Place::HostValue;
+          if (first_kind >= 5) {
+            const bool f = first;
+            switch (first_kind) {
+              case 5: s = f ? Shape{6, 1} : Shape{1024}; break;
+              case 6: s = f ? Shape{3, 1, 64} : Shape{1, 5, 1}; break;
+              case 7: s = f ? Shape{6, 1} : Shape{6, 1024}; if (!f) o.place = Place::RowsPadded; break;
+              case 8: s = f ? Shape{0, 1} : Shape{1024}; break;
+              case 9: s = Shape{37, 29}; if (f) o.place = Place::Transposed; break;
+              default: s = f ? Shape{3, 37, 29} : Shape{29}; if (f) o.place = Place::Transposed; break;
+            }
+          }
           first = false;
           o.values = HostArray(in.array.dtype(), s);
           fill_random(o.values, rng);
@@ -354,7 +416,19 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
       run(g64, "index64 strided", strided, true, false);
       if (vector_case) {
         run(g, "broadcast (1,)", random_ops(Place::Contig, 1), false, false);
-        if (arrays > 1) run(g, "broadcast (7,1)", random_ops(Place::Contig, 2), false, false);
+        if (arrays > 1) {
+          run(g, "broadcast (7,1)", random_ops(Place::Contig, 2), false, false);
+          auto rows2 = random_ops(Place::Contig, 5);
+          run(g, "rows (6,1)x(1024,)", rows2, false, false);
+          run(g64, "index64 rows (6,1)x(1024,)", rows2, false, false);
+          run(g, "rows 3-d (3,1,64)x(1,5,1)", random_ops(Place::Contig, 6), false, false);
+          run(g, "rows padded, unaligned", random_ops(Place::Contig, 7), false, false);
+          run(g, "rows empty (0,1)x(1024,)", random_ops(Place::Contig, 8), false, false);
+        }
+        auto tiles = random_ops(Place::Contig, 9);
+        run(g, "tiles (37,29) transposed", tiles, false, false);
+        run(g64, "index64 tiles (37,29) transposed", tiles, false, false);
+        run(g, "tiles 3-d (3,37,29) transposed", random_ops(Place::Contig, 10), false, false);
         run(g, "host 0-d value", random_ops(Place::Contig, 3), false, false);
         run(g, "device 0-d", random_ops(Place::Contig, 4), false, false);
       }

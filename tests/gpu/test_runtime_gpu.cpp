@@ -473,6 +473,75 @@ TEST_CASE("More than 2^31 elements: the 64-bit index path", "[gpu][huge]") {
               st.grid, st.block, static_cast<long long>(wrong));
 }
 
+TEST_CASE("More than 2^31 elements from broadcasts: the 64-bit rows path", "[gpu][huge]") {
+  const std::int64_t r = std::int64_t{1} << 16, c = (std::int64_t{1} << 15) + 24;  // 2^31 + 2^20 + 2^19 elements
+  const std::int64_t n = r * c;
+  std::size_t free_b = 0, total_b = 0;
+  {
+    ScopedContext ctx(0);
+    CU_CALL(cuMemGetInfo, &free_b, &total_b);
+  }
+  if (free_b < static_cast<std::size_t>(n + (1 << 30))) {
+    std::printf("skipped: %zu bytes free on device 0, the >2^31 rows test needs %lld\n", free_b, static_cast<long long>(n));
+    return;
+  }
+  HostArray x(DType::UInt8, Shape{r, 1}), y(DType::UInt8, Shape{1, c});
+  for (std::int64_t k = 0; k < r; ++k) x.as<std::uint8_t>()[k] = static_cast<std::uint8_t>((k * 131) % 251);
+  for (std::int64_t k = 0; k < c; ++k) y.as<std::uint8_t>()[k] = static_cast<std::uint8_t>((k * 71) % 241);
+  Array dx = dev(x), dy = dev(y);
+  Array out = poisoned(DType::UInt8, {r, c});
+  auto prog = std::make_shared<Program>(compile_program("out = (x ^ y) + uint8(i)", {Param{"x", DType::UInt8}, Param{"y", DType::UInt8}}));
+  GpuProgram g(prog);
+  LaunchStats st;
+  ArrayView iv[2] = {dx.view(), dy.view()}, ov = out.view();
+  g.launch(0, iv, &ov, nullptr, &st);
+  synchronize(0);
+  CHECK(st.layout == "r.i64.v8.d2|o:s|i:b,s");  // c % 16 == 8: rows stay 8-byte aligned
+  Array oh = out.to_host();
+  const auto* o = oh.as<std::uint8_t>();
+  std::int64_t wrong = 0;
+  for (std::int64_t row = 0; row < r; ++row)
+    for (std::int64_t col = 0; col < c; ++col) {
+      const std::int64_t k = row * c + col;
+      wrong += o[k] != static_cast<std::uint8_t>((x.as<std::uint8_t>()[row] ^ y.as<std::uint8_t>()[col]) + static_cast<std::uint8_t>(k));
+    }
+  CHECK(wrong == 0);
+  std::printf("64-bit rows path: %lld elements, layout %s, grid %u x %u, block %u x %u, %lld wrong\n", static_cast<long long>(n),
+              st.layout.c_str(), st.grid, st.grid_y, st.block, st.block_y, static_cast<long long>(wrong));
+}
+
+TEST_CASE("Rows layouts: launch shapes for short, long and many rows", "[gpu][rows]") {
+  // Each shape's output against the host, poisoned first; the launch shape
+  // covers every row and column whatever the grid's y limit.
+  struct Case { std::int64_t r, c; };
+  // (2^24 + 5) rows of 2: more y blocks than a grid has (65535), so the rows loop turns.
+  for (Case cs : {Case{70000, 4}, Case{3, 100000}, Case{129, 33}, Case{2, 2}, Case{100000, 1}, Case{(1 << 24) + 5, 2}}) {
+    INFO(cs.r << " x " << cs.c);
+    HostArray x = f32({cs.r, 1}, [](std::int64_t q) { return static_cast<float>(q % 1000) * 0.5f; });
+    HostArray y = f32({cs.c}, [](std::int64_t q) { return static_cast<float>(q % 777) + 0.25f; });
+    Array dx = dev(x), dy = dev(y);
+    Array out = poisoned(DType::Float32, {cs.r, cs.c});
+    auto prog = std::make_shared<Program>(compile_program("z = x*y + 1", {Param{"x", DType::Float32}, Param{"y", DType::Float32}}));
+    GpuProgram g(prog);
+    LaunchStats st;
+    ArrayView iv[2] = {dx.view(), dy.view()}, ov = out.view();
+    g.launch(0, iv, &ov, nullptr, &st);
+    synchronize(0);
+    if (cs.c > 1) CHECK(st.layout.rfind("r.i32.", 0) == 0);
+    Array oh = out.to_host();
+    std::int64_t wrong = 0;
+    for (std::int64_t row = 0; row < cs.r; ++row)
+      for (std::int64_t col = 0; col < cs.c; ++col) {
+        volatile float prod = x.as<float>()[row] * y.as<float>()[col];  // rounded, as the kernel does: no FMA
+        float want = prod + 1.0f;
+        wrong += std::memcmp(&oh.as<float>()[row * cs.c + col], &want, 4) != 0;
+      }
+    CHECK(wrong == 0);
+    std::printf("rows %lld x %lld: layout %s, grid %u x %u, block %u x %u\n", static_cast<long long>(cs.r), static_cast<long long>(cs.c),
+                st.layout.c_str(), st.grid, st.grid_y, st.block, st.block_y);
+  }
+}
+
 TEST_CASE("A second process finds the kernel in the disk cache", "[gpu][cache]") {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("cujit-gpu-cache-" + std::to_string(run_seed()));

@@ -604,6 +604,31 @@ TEST_CASE("a failed compile reaches every waiting thread and a later call retrie
   CHECK(exists(cache.entry_path(kKey)));
 }
 
+TEST_CASE("every waiting thread gets its own CompileError with the log, options and source", "[cache]") {
+  TempDir tmp;
+  Warnings w;
+  KernelCache cache(config_for(tmp.path(), w));
+  std::vector<std::string> got(8);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 8; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        cache.get_or_compile(kKey, "sm_90", [&]() -> Entry {
+          await_waiters(cache, 7);
+          throw CompileError(ErrorCode::Program, "raw kernel does not compile",
+                             CompileError::Parts{"compile", "1 error", "-arch=sm_90", "1 | x"});
+        });
+      } catch (const CompileError& e) {
+        got[static_cast<std::size_t>(t)] =
+            std::to_string(e.exit_code()) + "|" + e.what() + "|" + e.stage() + "|" + e.log() + "|" + e.options() + "|" + e.source();
+      } catch (const Error& e) {
+        got[static_cast<std::size_t>(t)] = std::string("sliced: ") + e.what();
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (const auto& g : got) CHECK(g == "2|raw kernel does not compile|compile|1 error|-arch=sm_90|1 | x");
+}
+
 TEST_CASE("a compile that returns another target is a bug, reported as such", "[cache]") {
   TempDir tmp;
   Warnings w;

@@ -184,7 +184,14 @@ TEST_CASE("codegen: layout keys name every choice", "[codegen]") {
   CHECK(c64.key_string() == "c.i64.v1|o:c|i:c,c,v,r");
   CHECK(s2.key_string() == "s.i32.d2|o:s|i:s,s,v,r");
   CHECK(s3u.key_string() == "s.i32.d3|o:s|i:s,u,v,r");
-  std::vector<KernelLayout> all = {c, v, c64, s2, s3, s3u};
+  KernelLayout r2 = rows_layout(p, 2, 4), r3b = rows_layout(p, 3, 4, true);
+  r3b.inputs[0] = Access::RowScalar;
+  CHECK(r2.key_string() == "r.i32.v4.d2|o:s|i:s,s,v,r");
+  CHECK(r3b.key_string() == "r.i64.v4.d3|o:s|i:b,s,v,r");
+  KernelLayout t2 = tiles_layout(p, 2);
+  t2.inputs[1] = Access::Strided;
+  CHECK(t2.key_string() == "t.i32.d2|o:s|i:t,s,v,r");
+  std::vector<KernelLayout> all = {c, v, c64, s2, s3, s3u, r2, r3b, t2};
   for (std::size_t a = 0; a < all.size(); ++a)
     for (std::size_t b = 0; b < all.size(); ++b) {
       CHECK((all[a].key_string() == all[b].key_string()) == (a == b));
@@ -304,6 +311,23 @@ TEST_CASE("codegen: layouts that do not fit the program are bugs of the caller",
   KernelLayout h = strided_layout(p, 2); h.outputs[0] = Access::Contig; h.inputs[0] = Access::Contig;
   CHECK(rejects(h));  // no strided operand
   KernelLayout o = l; o.outputs[0] = Access::Uniform;      CHECK(rejects(o));
+  // Rows: 2+ dimensions, strided outputs, no contiguous operand, per-row inputs only there.
+  KernelLayout r = rows_layout(p, 2, 4);                   CHECK_FALSE(rejects(r));
+  KernelLayout rb = r; rb.inputs[0] = Access::RowScalar;   CHECK_FALSE(rejects(rb));
+  KernelLayout r1 = rows_layout(p, 1);                     CHECK(rejects(r1));
+  KernelLayout rc = r; rc.outputs[0] = Access::Contig;     CHECK(rejects(rc));
+  KernelLayout ri = r; ri.inputs[0] = Access::Contig;      CHECK(rejects(ri));
+  KernelLayout rv = r; rv.vec = 3;                         CHECK(rejects(rv));
+  KernelLayout sb = strided_layout(p, 2); sb.inputs[0] = Access::RowScalar;
+  CHECK(rejects(sb));  // per-row operands only in rows layouts
+  // Tiles: a tiled input, strided outputs, no vectors; tiled inputs only there.
+  KernelLayout t = tiles_layout(p, 2);                     CHECK_FALSE(rejects(t));
+  KernelLayout tn = t; tn.inputs[0] = Access::Strided;     CHECK(rejects(tn));  // no tiled input
+  KernelLayout tv = t; tv.vec = 4;                         CHECK(rejects(tv));
+  KernelLayout tb = t; tb.inputs[0] = Access::RowScalar;   CHECK(rejects(tb));
+  KernelLayout t1 = tiles_layout(p, 1);                    CHECK(rejects(t1));
+  KernelLayout st = strided_layout(p, 2); st.inputs[0] = Access::Tiled;
+  CHECK(rejects(st));
   CHECK_THROWS_AS(generate_source(p, l, "2bad"), Error);
   CHECK_THROWS_AS(generate_source(p, l, "cj_element"), Error);
 }
@@ -377,20 +401,32 @@ TEST_CASE("plan_launch: contiguous arrays vectorize up to the alignment", "[code
             .layout.kind == KernelLayout::Kind::Contiguous);
 }
 
-TEST_CASE("plan_launch: broadcasting is strided with merged dimensions", "[codegen]") {
+TEST_CASE("plan_launch: broadcasting is rows or strided, with merged dimensions", "[codegen]") {
   Program p = compile_program("out = x + y", {in("x", DType::Float64), in("y", DType::Float64)});
-  // (3,1) + (4,) -> (3,4): both inputs broadcast; the output is contiguous.
+  // (3,1) + (4,) -> (3,4): rows of 4; x one element a row, y the same row each
+  // time (outer stride 0); 2 float64 per vector (32-byte rows stay aligned).
   LaunchPlan a = plan_launch(p, {view(DType::Float64, {3, 1}), view(DType::Float64, {4})}, {view(DType::Float64, {3, 4})});
-  CHECK(a.layout.key_string() == "s.i32.d2|o:c|i:s,s");
+  CHECK(a.layout.key_string() == "r.i32.v2.d2|o:s|i:b,s");
   CHECK(a.n == 12);
-  std::vector<unsigned char> want = pack_layout_arg(a.layout, {3, 4}, {{8, 0}, {0, 8}});
-  CHECK(a.layout_arg == want);
-  // A transposed (2,3,4) view: the inner two dimensions of x merge, y is contiguous.
+  CHECK(a.rows == 3);
+  CHECK(a.inner == 4);
+  CHECK(a.layout_arg == pack_layout_arg(a.layout, {3, 4}, {{32, 8}, {8, 0}, {0, 8}}));
+  // Without rows (raw CUDA kernels): the strided layout, merged over the strided operands.
+  LaunchPlan as = plan_launch(p, {view(DType::Float64, {3, 1}), view(DType::Float64, {4})}, {view(DType::Float64, {3, 4})}, 4,
+                              false, false);
+  CHECK(as.layout.key_string() == "s.i32.d2|o:c|i:s,s");
+  CHECK(as.layout_arg == pack_layout_arg(as.layout, {3, 4}, {{8, 0}, {0, 8}}));
+  // A transposed (2,3,4) view: the inner two dimensions of x merge, y is
+  // contiguous; x runs down the columns of the merged (2,12): tiles (strided
+  // without them).
   Shape tshape{2, 3, 4};
   OperandView x = view(DType::Float64, tshape, 0x10000, Shape{8, 64, 16});  // strides of a (3,4,2) array, transposed
   LaunchPlan b = plan_launch(p, {x, view(DType::Float64, tshape)}, {view(DType::Float64, tshape)});
-  CHECK(b.layout.key_string() == "s.i32.d2|o:c|i:s,c");
-  CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 12}, {{8, 16}}));
+  CHECK(b.layout.key_string() == "t.i32.d2|o:s|i:t,s");
+  CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 12}, {{96, 8}, {8, 16}, {96, 8}}));
+  LaunchPlan bs = plan_launch(p, {x, view(DType::Float64, tshape)}, {view(DType::Float64, tshape)}, 4, false, false);
+  CHECK(bs.layout.key_string() == "s.i32.d2|o:c|i:s,c");
+  CHECK(bs.layout_arg == pack_layout_arg(bs.layout, {2, 12}, {{8, 16}}));
   // A strided output with an extent-1 dimension dropped.
   OperandView o = view(DType::Float64, {4, 1, 3}, 0x10000, Shape{48, 8, 16});
   LaunchPlan c = plan_launch(p, {view(DType::Float64, {4, 1, 3}), view(DType::Float64, {3})}, {o});
@@ -401,6 +437,147 @@ TEST_CASE("plan_launch: broadcasting is strided with merged dimensions", "[codeg
   CHECK(plan_launch(p, {big, view(DType::Float64, {4})}, {view(DType::Float64, {3, 4})}).layout.index64);
   CHECK_FALSE(plan_launch(p, {view(DType::Float64, {3, 4}, 0x10000, Shape{-32, 8}), view(DType::Float64, {4})},
                           {view(DType::Float64, {3, 4})}).layout.index64);
+}
+
+TEST_CASE("plan_launch: rows layouts vectorize rows that stay aligned", "[codegen]") {
+  Program p = compile_program("z = x*y + 1", {in("x", DType::Float32), in("y", DType::Float32)});
+  auto plan = [&](const std::vector<OperandView>& ins, const OperandView& out, bool force64 = false) {
+    return plan_launch(p, ins, {out}, kDefaultMaxVector, force64);
+  };
+  const DType f = DType::Float32;
+  // (r,1)*(1,c), the benchmark's broadcast: 4 floats per vector.
+  LaunchPlan a = plan({view(f, {64, 1}), view(f, {1, 256})}, view(f, {64, 256}));
+  CHECK(a.layout.key_string() == "r.i32.v4.d2|o:s|i:b,s");
+  CHECK(a.rows == 64);
+  CHECK(a.inner == 256);
+  CHECK(a.layout_arg == pack_layout_arg(a.layout, {64, 256}, {{1024, 4}, {4, 0}, {0, 4}}));
+  // The argument: inner, rows, the outer extent, its divisor constants, one outer stride per operand.
+  CHECK(a.layout_arg.size() == 4 * (2 + 3 + 3));
+  // An inner extent that is not a multiple of the vector: the rows (20 bytes)
+  // do not stay 16-byte aligned, so one element at a time; 6 floats (24 bytes) allow 2.
+  CHECK(plan({view(f, {3, 1}), view(f, {5})}, view(f, {3, 5})).layout.key_string() == "r.i32.v1.d2|o:s|i:b,s");
+  CHECK(plan({view(f, {3, 1}), view(f, {6})}, view(f, {3, 6})).layout.vec == 2);
+  // No vector wider than a row.
+  CHECK(plan({view(f, {9, 1}), view(f, {2})}, view(f, {9, 2})).layout.vec == 2);
+  // Unaligned base pointers: an 8-byte aligned row operand allows 2, a 4-byte one 1;
+  // a per-row operand's alignment does not matter.
+  CHECK(plan({view(f, {64, 1}), view(f, {256}, 0x10008)}, view(f, {64, 256})).layout.vec == 2);
+  CHECK(plan({view(f, {64, 1}), view(f, {256})}, view(f, {64, 256}, 0x10004)).layout.vec == 1);
+  CHECK(plan({view(f, {64, 1}, 0x10004), view(f, {256})}, view(f, {64, 256})).layout.vec == 4);
+  // 3-D broadcast (a,1,c)*(1,b,1): y is one element a row, rows over (a,b).
+  LaunchPlan b = plan({view(f, {4, 1, 8}), view(f, {1, 5, 1})}, view(f, {4, 5, 8}));
+  CHECK(b.layout.key_string() == "r.i32.v4.d3|o:s|i:s,b");
+  CHECK(b.rows == 20);
+  CHECK(b.inner == 8);
+  CHECK(b.layout_arg == pack_layout_arg(b.layout, {4, 5, 8}, {{160, 32, 4}, {32, 0, 4}, {0, 4, 0}}));
+  // Size-1 dimensions are dropped and dimensions every operand walks as one
+  // merge: (2,1,3,1)*(4,) over (2,1,3,4) is rows of 4 over 6 rows.
+  LaunchPlan c = plan({view(f, {2, 1, 3, 1}), view(f, {4})}, view(f, {2, 1, 3, 4}));
+  CHECK(c.layout.key_string() == "r.i32.v4.d2|o:s|i:b,s");
+  CHECK(c.layout_arg == pack_layout_arg(c.layout, {6, 4}, {{16, 4}, {4, 0}, {0, 4}}));
+  // Padded rows (a view of the first 6 columns of an (r,8) array) with a
+  // contiguous operand: both walk rows, each with its own row stride.
+  LaunchPlan d = plan({view(f, {3, 6}, 0x10000, Shape{32, 4}), view(f, {3, 6})}, view(f, {3, 6}));
+  CHECK(d.layout.key_string() == "r.i32.v2.d2|o:s|i:s,s");
+  CHECK(d.layout_arg == pack_layout_arg(d.layout, {3, 6}, {{24, 4}, {32, 4}, {24, 4}}));
+  // A reversed inner dimension is not a row: strided.
+  CHECK(plan({view(f, {3, 6}, 0x10000 + 20, Shape{24, -4}), view(f, {3, 6})}, view(f, {3, 6})).layout.kind ==
+        KernelLayout::Kind::Strided);
+  // A strided output (every second row) is still rows.
+  CHECK(plan({view(f, {3, 1}), view(f, {8})}, view(f, {3, 8}, 0x10000, Shape{64, 4})).layout.key_string() ==
+        "r.i32.v4.d2|o:s|i:b,s");
+  // Empty outputs plan without dividing by zero.
+  LaunchPlan e = plan({view(f, {0, 1}), view(f, {1, 4})}, view(f, {0, 4}));
+  CHECK(e.n == 0);
+  CHECK(e.rows == 0);
+  LaunchPlan e2 = plan({view(f, {3, 1}), view(f, {1, 0})}, view(f, {3, 0}));
+  CHECK(e2.n == 0);
+  // More than 2^31 elements: 64-bit, the same layout otherwise.
+  LaunchPlan w = plan({view(f, {1 << 16, 1}), view(f, {1, (1 << 15) + 4})}, view(f, {1 << 16, (1 << 15) + 4}));
+  CHECK(w.layout.key_string() == "r.i64.v4.d2|o:s|i:b,s");
+  CHECK(w.rows == 1 << 16);
+  CHECK(w.layout_arg == pack_layout_arg(w.layout, {1 << 16, (1 << 15) + 4}, {{((1 << 15) + 4) * 4, 4}, {4, 0}, {0, 4}}));
+  CHECK(w.layout_arg.size() == 8 * (2 + 1 + 3));
+  // The test hook forces 64-bit arithmetic on any layout.
+  LaunchPlan f64 = plan({view(f, {64, 1}), view(f, {1, 256})}, view(f, {64, 256}), true);
+  CHECK(f64.layout.key_string() == "r.i64.v4.d2|o:s|i:b,s");
+  CHECK(f64.layout_arg == pack_layout_arg(f64.layout, {64, 256}, {{1024, 4}, {4, 0}, {0, 4}}));
+  CHECK(plan({view(f, {64}), view(f, {64})}, view(f, {64}), true).layout.key_string() == "c.i64.v4|o:c|i:c,c");
+  // The kernel's Layout parameter is exactly as large as the packed argument.
+  for (const LaunchPlan* lp : {&a, &b, &w, &f64}) {
+    std::size_t bytes = 0;
+    for (const ArgSlot& slot : kernel_signature(p, lp->layout))
+      if (slot.kind == ArgSlot::Kind::Layout) bytes = slot.size;
+    CHECK(bytes == lp->layout_arg.size());
+  }
+}
+
+TEST_CASE("plan_launch: transposed inputs go through tiles", "[codegen]") {
+  Program p = compile_program("z = x*2 + y", {in("x", DType::Float32), in("y", DType::Float32)});
+  const DType f = DType::Float32;
+  auto plan = [&](const OperandView& x, const OperandView& y, const OperandView& out, bool rows = true) {
+    return plan_launch(p, {x, y}, {out}, kDefaultMaxVector, false, rows);
+  };
+  // x.T of a (6,4) array against a contiguous (4,6) y.
+  OperandView xt = view(f, {4, 6}, 0x10000, Shape{4, 16});
+  LaunchPlan a = plan(xt, view(f, {4, 6}), view(f, {4, 6}));
+  CHECK(a.layout.key_string() == "t.i32.d2|o:s|i:t,s");
+  CHECK(a.rows == 4);
+  CHECK(a.inner == 6);
+  CHECK(a.layout_arg == pack_layout_arg(a.layout, {4, 6}, {{24, 4}, {4, 16}, {24, 4}}));
+  // Broadcast y along the rows is fine; so is an odd extent.
+  CHECK(plan(view(f, {5, 7}, 0x10000, Shape{4, 20}), view(f, {7}), view(f, {5, 7})).layout.key_string() == "t.i32.d2|o:s|i:t,s");
+  // A batch of transposes, (2,4,6) from (2,6,4): three dimensions, the outer one per tile.
+  LaunchPlan b = plan(view(f, {2, 4, 6}, 0x10000, Shape{96, 4, 16}), view(f, {2, 4, 6}), view(f, {2, 4, 6}));
+  CHECK(b.layout.key_string() == "t.i32.d3|o:s|i:t,s");
+  CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 4, 6}, {{96, 24, 4}, {96, 4, 16}, {96, 24, 4}}));
+  // A transposed output is not tiled (its writes would not coalesce): strided.
+  CHECK(plan(xt, view(f, {4, 6}), view(f, {4, 6}, 0x10000, Shape{4, 16})).layout.kind == KernelLayout::Kind::Strided);
+  // Raw CUDA kernels (rows = false): strided.
+  CHECK(plan(xt, view(f, {4, 6}), view(f, {4, 6}), false).layout.key_string() == "s.i32.d2|o:c|i:s,c");
+  // Every second column of x.T is neither a row nor a tile: strided.
+  CHECK(plan(view(f, {4, 6}, 0x10000, Shape{8, 32}), view(f, {4, 6}), view(f, {4, 6})).layout.kind == KernelLayout::Kind::Strided);
+  // Tiles beyond kMaxTileBytes of shared memory: strided (three complex128 tiles are 50 KiB).
+  const DType c = DType::Complex128;
+  Program q = compile_program("z = x + y + w", {in("x", c), in("y", c), in("w", c)});
+  OperandView ct = view(c, {4, 6}, 0x10000, Shape{16, 64});
+  CHECK(plan_launch(q, {ct, ct, ct}, {view(c, {4, 6})}).layout.kind == KernelLayout::Kind::Strided);
+  CHECK(plan_launch(q, {ct, view(c, {4, 6}), view(c, {4, 6})}, {view(c, {4, 6})}).layout.key_string() == "t.i32.d2|o:s|i:t,s,s");
+  // The Layout parameter is as large as the packed argument, 32 and 64-bit.
+  for (bool wide : {false, true}) {
+    LaunchPlan t = plan_launch(p, {xt, view(f, {4, 6})}, {view(f, {4, 6})}, kDefaultMaxVector, wide);
+    std::size_t bytes = 0;
+    for (const ArgSlot& slot : kernel_signature(p, t.layout))
+      if (slot.kind == ArgSlot::Kind::Layout) bytes = slot.size;
+    CHECK(bytes == t.layout_arg.size());
+  }
+}
+
+TEST_CASE("codegen: a tiles kernel reads tiled inputs through shared memory", "[codegen]") {
+  Program p = compile_program("z = x*y + float32(i)", {in("x", DType::Float32), in("y", DType::Float32)});
+  KernelLayout l = tiles_layout(p, 3);
+  l.inputs[1] = Access::Strided;
+  std::string src = generate_source(p, l, "cujit_k");
+  CHECK(contains(src, "__shared__ float cj_t_x[32][33];"));
+  CHECK(contains(src, "cj_t_x[cj_ty + cj_j][cj_tx] = cj::at(p_x, cj_o[1] + (cj_off)cj_r * cj_l.stride[1][1] + (cj_off)cj_c * cj_l.stride[1][2]);"));
+  CHECK(contains(src, "const float v_x = cj_t_x[cj_tx][cj_ty + cj_j];"));
+  CHECK(contains(src, "const float v_y = cj::at(p_y, cj_o[2] + (cj_off)cj_r * cj_l.stride[2][1] + (cj_off)cj_c * cj_l.stride[2][2]);"));
+  CHECK(contains(src, "const cj_idx cj_k = (cj_b * cj_nr + cj_r) * cj_nc + cj_c;"));
+}
+
+TEST_CASE("codegen: a rows kernel reads per-row operands once a row and divides only per row", "[codegen]") {
+  Program p = compile_program("z = x*y + float32(i)", {in("x", DType::Float32), in("y", DType::Float32)});
+  KernelLayout l = rows_layout(p, 3, 4);
+  l.inputs[1] = Access::RowScalar;
+  std::string src = generate_source(p, l, "cujit_k");
+  CHECK(contains(src, "const float* const e_x = &cj::at(p_x, cj_o[1]);"));
+  CHECK(contains(src, "const float v_y = cj::at(p_y, cj_o[2]);"));
+  CHECK(contains(src, "reinterpret_cast<const cj::vec<float, 4, 16>*>(e_x)[cj_kv]"));
+  CHECK(contains(src, "reinterpret_cast<cj::vec<float, 4, 16>*>(e_z)[cj_kv] = a_z;"));
+  CHECK(contains(src, "const cj_idx cj_k = cj_row * cj_inner + cj_kv * 4 + cj_j;"));
+  CHECK(contains(src, "e_z[cj_kc] = v_z;"));
+  // The only division: the outer multi-index of a row.
+  CHECK(contains(src, "for (int cj_d = 2 - 1; cj_d > 0; --cj_d)"));
 }
 
 TEST_CASE("plan_launch: mismatches are the evaluator's errors", "[codegen]") {

@@ -219,6 +219,24 @@ TEST_CASE("codegen: every dtype compiles in every layout variant", "[codegen][nv
     for (std::size_t k = 0; k < s64.outputs.size(); k += 2) s64.outputs[k] = Access::Contig;
     jobs.push_back({name + " " + short_key(s64) + " mixed", generate_source(p, s64, "cujit_k")});
 
+    // Rows: x one element a row, y by value, 4 per vector over 3 dimensions;
+    // and the widest vector, 64-bit, x read once (size-1 broadcast).
+    KernelLayout r32 = rows_layout(p, 3, 4, false);
+    r32.inputs[0] = Access::RowScalar;
+    r32.inputs[1] = Access::Value;
+    jobs.push_back({name + " " + short_key(r32), generate_source(p, r32, "cujit_k")});
+    KernelLayout r64 = rows_layout(p, 2, max_vec(p), true);
+    r64.inputs[0] = Access::Uniform;
+    jobs.push_back({name + " " + short_key(r64), generate_source(p, r64, "cujit_k")});
+
+    // Tiles: x tiled, y strided, 3 dimensions; and 64-bit with y by value.
+    KernelLayout t32 = tiles_layout(p, 3, false);
+    t32.inputs[1] = Access::Strided;
+    jobs.push_back({name + " " + short_key(t32), generate_source(p, t32, "cujit_k")});
+    KernelLayout t64 = tiles_layout(p, 2, true);
+    t64.inputs[1] = Access::Value;
+    jobs.push_back({name + " " + short_key(t64), generate_source(p, t64, "cujit_k")});
+
     // Vectorized with a uniform input and a 0-d value: the widest vector and 4
     // per vector, which moves up to 64 bytes of an operand per step.
     std::vector<int> vecs = {4};

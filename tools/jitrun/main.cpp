@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "lang/check.hpp"
@@ -36,6 +37,7 @@
 #include "progress.hpp"
 #include "scalar.hpp"
 #include "sources.hpp"
+#include "split.hpp"
 #include "../tool_common.hpp"
 
 using namespace cujit;
@@ -121,6 +123,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 // Where to run: -1 for the CPU, else a CUDA ordinal.
 int choose_device(const std::string& d) {
   if (d == "cpu") return -1;
+  if (d == "all") return device_info(0).ordinal;  // split over every GPU (split.hpp); inputs made on GPU 0
   if (d == "auto") {
     if (gpu_available()) return 0;
     std::fprintf(stderr, "jitrun: no usable GPU (%s); running on the CPU\n", gpu_unavailable_reason().c_str());
@@ -133,7 +136,7 @@ int choose_device(const std::string& d) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != d.size() || k < 0) fail(ErrorCode::Usage, "--device must be auto, cpu or a CUDA device number, got '{}'", d);
+  if (used != d.size() || k < 0) fail(ErrorCode::Usage, "--device must be auto, cpu, all or a CUDA device number, got '{}'", d);
   device_info(k);  // a Device error (exit code 4) when there is no such GPU
   return k;
 }
@@ -319,6 +322,7 @@ int run(const Options& args) {
   if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
   if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
+  if (opt.bench && opt.device == "all") fail(ErrorCode::Usage, "--bench times the kernel on one GPU; give --device N");
 
   std::set<std::string> raw = indexed_names(opt.program);
   std::vector<jitrun::Source> sources;
@@ -328,11 +332,11 @@ int run(const Options& args) {
     for (const auto& n : names)
       if (n == name) fail(ErrorCode::Usage, "input '{}' is given twice", name);
     names.push_back(name);
-    sources.push_back(jitrun::make_source(name, text, opt.seed + sources.size()));
+    sources.push_back(jitrun::make_source(name, text, opt.seed + sources.size(), device));
   }
   std::vector<Input> inputs;
   for (std::size_t k = 0; k < sources.size(); ++k)
-    inputs.push_back(Input{names[k], sources[k].array.view(), sources[k].weak, raw.count(names[k]) > 0});
+    inputs.push_back(Input{names[k], sources[k].view(), sources[k].weak, raw.count(names[k]) > 0});
 
   std::vector<OutputSpec> specs;
   for (const auto& t : opt.types) {
@@ -375,7 +379,11 @@ int run(const Options& args) {
   if (!opt.emit.empty()) return emit(opt, program, inputs, shape);
 
   std::vector<std::pair<std::string, Array>> outs;
-  if (device < 0) {
+  if (opt.device == "all" && opt.emit.empty()) {
+    std::vector<std::pair<std::string, DType>> types;
+    for (const auto& sp : specs) types.emplace_back(sp.name, *sp.dtype);
+    outs = jitrun::run_split(opt.program, inputs, shape, types, opt.verbose);
+  } else if (device < 0) {
     auto t1 = clock::now();
     CpuOptions cpu;
     jitrun::Progress progress;
@@ -391,7 +399,8 @@ int run(const Options& args) {
     std::vector<Array> uploaded;
     std::vector<ArrayView> in_views;
     for (const Input& in : inputs) {
-      if (in.weak || (in.view.shape.ndim == 0 && !in.raw)) {
+      // Generated arrays are made on the device already.
+      if (in.weak || (in.view.shape.ndim == 0 && !in.raw) || in.view.device.kind == Device::CUDA) {
         in_views.push_back(in.view);
       } else {
         uploaded.push_back(Array::copy_of(in.view, Device::cuda(device)));
@@ -425,11 +434,16 @@ int run(const Options& args) {
     double t_download = ms_since(t3);
     if (opt.verbose) {
       const DeviceInfo& info = device_info(device);
+      // Rows and tiles layouts launch 2-D blocks on 2-D or 3-D grids.
+      std::string shape = std::to_string(st.grid);
+      if (st.grid_y != 1 || st.grid_z != 1) shape += "x" + std::to_string(st.grid_y) + "x" + std::to_string(st.grid_z);
+      shape += " x block " + std::to_string(st.block);
+      if (st.block_y != 1) shape += "x" + std::to_string(st.block_y);
       std::fprintf(stderr,
-                   "jitrun: device %d (%s, sm_%d); layout %s; grid %u x block %u for %lld elements\n"
+                   "jitrun: device %d (%s, sm_%d); layout %s; grid %s for %lld elements\n"
                    "jitrun: parse+check %.3f ms; plan %.3f ms; codegen %.3f ms; compile %.3f ms (%s); load %.3f ms; "
                    "launch %.3f ms; run (launch to sync) %.3f ms; upload %.3f ms; download %.3f ms\n",
-                   device, info.name.c_str(), info.arch(), st.layout.empty() ? "-" : st.layout.c_str(), st.grid, st.block,
+                   device, info.name.c_str(), info.arch(), st.layout.empty() ? "-" : st.layout.c_str(), shape.c_str(),
                    static_cast<long long>(st.n), t_check, st.plan_ms, st.codegen_ms, st.compile_ms,
                    st.n == 0 ? "no launch: no elements" : st.kernel == LaunchStats::Kernel::Compiled ? "compiled"
                                                         : st.kernel == LaunchStats::Kernel::Disk     ? "disk cache hit"
@@ -473,7 +487,8 @@ int main(int argc, char** argv) {
   app.add_option("-i,--input", opt.inputs,
                  "NAME=SOURCE: a .npy file ('-': standard input); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
                  "arange(N), linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by "
-                 "default); N may be 1e6 or 3x4")
+                 "default); N may be 1e6, 3x4 or (3, 4); made in the GPU's memory when the program runs there; rand and "
+                 "randn are Philox4x32-10 streams of --seed, the same on the CPU and every GPU")
       ->allow_extra_args(false);
   app.add_option("-o,--output", opt.outputs,
                  "NAME=PATH: write that output to a .npy file ('-': standard output); with --emit cubin: PATH")
@@ -483,7 +498,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"source", "ptx", "cubin"}));
   app.add_option("--arch", opt.arch, "--emit ptx|cubin target, e.g. sm_90 (default: GPU 0's, else sm_90)");
   app.add_flag("--print", opt.print, "print outputs the way NumPy prints arrays");
-  app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, or a CUDA device number");
+  app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, a CUDA device number, or all: the job split along "
+                 "the outputs' first dimension over every GPU");
   app.add_flag("--bench", opt.bench, "time the kernel: median of the runs after a warm-up, GB/s, and a device-to-device copy of the same bytes");
   app.add_option("--bench-runs", opt.bench_runs, "runs timed by --bench (default 20)");
   app.add_option("--shape", opt.shape, "shape of the outputs (e.g. 1000 or 3x4) when no array input gives it");

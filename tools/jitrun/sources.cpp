@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <complex>
-#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include "io/npy.hpp"
 #include "scalar.hpp"
 #include "api/array.hpp"
+#include "gpu/generate.hpp"
 
 namespace cujit::jitrun {
 
@@ -61,36 +61,54 @@ double number(const std::string& name, const std::string& text, const std::strin
   return *v;
 }
 
+// Arguments split at the commas outside parentheses, so a shape tuple
+// "(3, 4)" stays one argument.
+std::vector<std::string> split_args(const std::string& s) {
+  std::vector<std::string> out;
+  std::string part;
+  int depth = 0;
+  auto push = [&] {
+    while (!part.empty() && part.front() == ' ') part.erase(part.begin());
+    while (!part.empty() && part.back() == ' ') part.pop_back();
+    out.push_back(part);
+    part.clear();
+  };
+  for (char c : s) {
+    if (c == ',' && depth == 0) {
+      push();
+      continue;
+    }
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    part += c;
+  }
+  push();
+  return out;
+}
+
+// "1000", "1e6", "3x4", or a NumPy shape tuple "(1000, 1000, 1000)" / "(5,)".
 Shape extents(const std::string& name, const std::string& text, const std::string& s) {
+  std::vector<std::string> parts;
+  if (s.size() >= 2 && s.front() == '(' && s.back() == ')') {
+    parts = split_args(s.substr(1, s.size() - 2));
+    if (parts.size() > 1 && parts.back().empty()) parts.pop_back();  // (5,)
+  } else {
+    std::size_t b = 0;
+    while (true) {
+      std::size_t e = s.find('x', b);
+      parts.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
+      if (e == std::string::npos) break;
+      b = e + 1;
+    }
+  }
   Shape shape;
-  std::size_t b = 0;
-  while (true) {
-    std::size_t e = s.find('x', b);
-    std::string part = s.substr(b, e == std::string::npos ? std::string::npos : e - b);
+  for (const std::string& part : parts) {
     double v = number(name, text, part);
     if (v < 0 || v != std::floor(v) || v > 9.0e15) bad(name, text, "'" + part + "' is not a valid length");
     if (shape.ndim == kMaxDims) bad(name, text, "too many dimensions");
     shape[shape.ndim++] = static_cast<std::int64_t>(v);
-    if (e == std::string::npos) break;
-    b = e + 1;
   }
   if (checked_size(shape) < 0) bad(name, text, "the shape has more elements than fit in 64 bits");
   return shape;
-}
-
-std::vector<std::string> split_args(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t b = 0;
-  while (true) {
-    std::size_t e = s.find(',', b);
-    std::string part = s.substr(b, e == std::string::npos ? std::string::npos : e - b);
-    while (!part.empty() && part.front() == ' ') part.erase(part.begin());
-    while (!part.empty() && part.back() == ' ') part.pop_back();
-    out.push_back(part);
-    if (e == std::string::npos) break;
-    b = e + 1;
-  }
-  return out;
 }
 
 // A scalar literal in the language's own syntax: 3.5 and 7 are weak, 2.0f is float32.
@@ -172,7 +190,7 @@ std::string read_text_file(const std::string& path) {
   return text;
 }
 
-Source make_source(const std::string& name, const std::string& text, std::uint64_t seed) {
+Source make_source(const std::string& name, const std::string& text, std::uint64_t seed, int device) {
   Source src;
   struct stat st {};
   if (text == "-") {
@@ -213,61 +231,44 @@ Source make_source(const std::string& name, const std::string& text, std::uint64
   auto want = [&](std::size_t k) {
     if (args.size() != k) bad(name, text, gen + " takes " + std::to_string(k) + " argument" + (k == 1 ? "" : "s"));
   };
-  std::mt19937_64 rng(seed);
+  GeneratorSpec spec;
+  spec.seed = seed;
+  Shape shape;
   if (gen == "rand" || gen == "randn" || gen == "zeros" || gen == "ones" || gen == "arange") {
     want(1);
-    src.array = HostArray(dtype, extents(name, text, args[0]));
-    if (gen == "zeros") fill(src.array, [](std::int64_t) { return 0.0; });
-    else if (gen == "ones") fill(src.array, [](std::int64_t) { return 1.0; });
-    else if (gen == "arange") fill(src.array, [](std::int64_t k) { return static_cast<double>(k); });
-    else if (gen == "randn") {
-      if (is_integer(dtype) || is_bool(dtype)) bad(name, text, "randn needs a float or complex dtype");
-      std::normal_distribution<double> d;
-      fill(src.array, [&](std::int64_t) { return is_complex(dtype) ? std::complex<double>(d(rng), d(rng)) : std::complex<double>(d(rng)); });
-    } else if (is_integer(dtype)) {
-      // Integers draw from the dtype's whole range, so wrapping and signs are exercised.
-      fill(src.array, [&](std::int64_t) {
-        std::uint64_t bits = rng();
-        switch (dtype) {
-          case DType::Int8: return static_cast<double>(static_cast<std::int8_t>(bits));
-          case DType::Int16: return static_cast<double>(static_cast<std::int16_t>(bits));
-          case DType::Int32: return static_cast<double>(static_cast<std::int32_t>(bits));
-          case DType::UInt8: return static_cast<double>(static_cast<std::uint8_t>(bits));
-          case DType::UInt16: return static_cast<double>(static_cast<std::uint16_t>(bits));
-          case DType::UInt32: return static_cast<double>(static_cast<std::uint32_t>(bits));
-          case DType::UInt64: return static_cast<double>(bits >> 11);  // exact in double
-          default: return static_cast<double>(static_cast<std::int64_t>(bits) >> 11);
-        }
-      });
-    } else {
-      std::uniform_real_distribution<double> d(0.0, 1.0);
-      fill(src.array, [&](std::int64_t) {
-        if (is_bool(dtype)) return std::complex<double>(d(rng) < 0.5 ? 0.0 : 1.0);
-        return is_complex(dtype) ? std::complex<double>(d(rng), d(rng)) : std::complex<double>(d(rng));
-      });
-    }
-    return src;
-  }
-  if (gen == "full") {
+    shape = extents(name, text, args[0]);
+    spec.kind = gen == "rand"    ? GeneratorSpec::Rand
+                : gen == "randn" ? GeneratorSpec::Randn
+                : gen == "zeros" ? GeneratorSpec::Zeros
+                : gen == "ones"  ? GeneratorSpec::Ones
+                                 : GeneratorSpec::Arange;
+    if (spec.kind == GeneratorSpec::Randn && (is_integer(dtype) || is_bool(dtype)))
+      bad(name, text, "randn needs a float or complex dtype");
+  } else if (gen == "full") {
     want(2);
-    double v = number(name, text, args[1]);
-    src.array = HostArray(dtype, extents(name, text, args[0]));
-    fill(src.array, [&](std::int64_t) { return v; });
-    return src;
-  }
-  if (gen == "linspace") {
+    spec.kind = GeneratorSpec::Full;
+    spec.value = number(name, text, args[1]);
+    shape = extents(name, text, args[0]);
+  } else if (gen == "linspace") {
     want(3);
-    double a = number(name, text, args[0]), b = number(name, text, args[1]);
-    Shape s = extents(name, text, args[2]);
-    if (s.ndim != 1) bad(name, text, "linspace takes one length");
-    src.array = HostArray(dtype, s);
-    std::int64_t n = s[0];
-    // NumPy's linspace: start + k*step, with the last point exactly B.
-    double step = n > 1 ? (b - a) / static_cast<double>(n - 1) : 0.0;
-    fill(src.array, [&](std::int64_t k) { return k == n - 1 && n > 1 ? b : a + static_cast<double>(k) * step; });
-    return src;
+    spec.kind = GeneratorSpec::Linspace;
+    spec.start = number(name, text, args[0]);
+    spec.stop = number(name, text, args[1]);
+    shape = extents(name, text, args[2]);
+    if (shape.ndim != 1) bad(name, text, "linspace takes one length");
+  } else {
+    bad(name, text, "unknown generator '" + gen + "' (use rand, randn, arange, linspace, full, zeros, ones)");
   }
-  bad(name, text, "unknown generator '" + gen + "' (use rand, randn, arange, linspace, full, zeros, ones)");
+  // On the GPU the array is made in its memory: nothing of its size on the
+  // host (a 0-d one is a typed scalar, passed by value from the host).
+  if (device >= 0 && shape.ndim > 0) {
+    src.device = Array::empty(dtype, shape, Device::cuda(device));
+    generate_device(spec, src.device.view());
+  } else {
+    src.array = HostArray(dtype, shape);
+    generate_host(spec, src.array.view());
+  }
+  return src;
 }
 
 }  // namespace cujit::jitrun

@@ -1,0 +1,180 @@
+// evaluate_split (cujit/multi_gpu.hpp) on device lists that repeat GPU 0,
+// so the split, the per-slice streams, copies and gathers run on a 1-GPU
+// machine: every result equals evaluate() on one GPU, bit for bit (the same
+// kernels, element for element), on fresh random data.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "catch.hpp"
+#include "cujit/error.hpp"
+#include "cujit/evaluate.hpp"
+#include "cujit/multi_gpu.hpp"
+#include "gpu/driver.hpp"
+#include "gpu_util.hpp"
+
+using namespace cujit;
+
+namespace {
+
+HostArray random_host(DType t, const Shape& s, std::mt19937_64& rng) {
+  HostArray h(t, s);
+  gputest::fill_random(h, rng);
+  return h;
+}
+
+bool same_bytes(const Array& a, const Array& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  Array ha = a.device().kind == Device::CPU ? a : a.to_host();
+  Array hb = b.device().kind == Device::CPU ? b : b.to_host();
+  return std::memcmp(ha.data(), hb.data(), ha.nbytes()) == 0;
+}
+
+// evaluate_split over `devices` against evaluate() on GPU 0.
+void check_split(const std::string& program, const std::vector<NamedArg>& in, const std::vector<int>& devices,
+                 std::size_t want_pieces, const EvaluateOptions& opt = {}) {
+  CAPTURE(program, devices.size());
+  EvaluateOptions one = opt;
+  one.device = Device::cuda(0);
+  NamedArrays ref = evaluate(program, in, one);
+  std::vector<SplitArray> got = evaluate_split(program, in, devices, opt);
+  REQUIRE(got.size() == ref.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    CAPTURE(got[k].name);
+    CHECK(got[k].name == ref[k].name);
+    CHECK(got[k].pieces.size() == want_pieces);
+    std::int64_t next = 0;
+    for (const ArrayPiece& p : got[k].pieces) {
+      CHECK(p.begin == next);
+      next = p.end;
+      CHECK(p.array.device() == Device::cuda(p.device));
+    }
+    CHECK(same_bytes(got[k].gather(), ref[k].array));
+    CHECK(same_bytes(got[k].gather(Device::cuda(0)), ref[k].array));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("evaluate_split: slices on one GPU listed twice equal one launch", "[multi_gpu]") {
+  std::mt19937_64 rng(gputest::run_seed() + 31);
+  HostArray x = random_host(DType::Float32, Shape{1001, 37}, rng);
+  HostArray y = random_host(DType::Float32, Shape{37}, rng);
+  HostArray c = random_host(DType::Float32, Shape{1001, 1}, rng);
+  Array xd = Array::copy_of(x.view(), Device::cuda(0));
+  // Resident, host, broadcast (c,), (r,1), a weak and a typed scalar; two outputs.
+  std::vector<NamedArg> in = {{"x", xd}, {"y", y}, {"c", c}, {"a", 5}, {"b", Arg::typed(DType::Float32, 0.25)}};
+  const std::string prog = "out = x*y + a; m = sin(x) * c > b";
+  check_split(prog, in, {0, 0}, 2);
+  check_split(prog, in, {0, 0, 0}, 3);
+  // Inputs resident as strided views (every other element): sliced in place.
+  gputest::Spread sx = gputest::spread_to_device(x, 0, 2);
+  std::vector<NamedArg> strided = {{"x", sx.view}, {"y", y}, {"c", c}, {"a", 5}, {"b", Arg::typed(DType::Float32, 0.25)}};
+  check_split(prog, strided, {0, 0}, 2);
+  // 3-D with a (1, r, c) input and float64 / int32 mixes.
+  HostArray p = random_host(DType::Float64, Shape{5, 6, 7}, rng);
+  HostArray q = random_host(DType::Int32, Shape{1, 6, 7}, rng);
+  check_split("out = p * q - 1", {{"p", p}, {"q", q}}, {0, 0, 0, 0}, 4);
+}
+
+TEST_CASE("evaluate_split: few rows, empty, 0-d and position-dependent programs", "[multi_gpu]") {
+  std::mt19937_64 rng(gputest::run_seed() + 32);
+  HostArray two = random_host(DType::Float32, Shape{2, 9}, rng);
+  check_split("out = x * 3", {{"x", two}}, {0, 0, 0, 0}, 2);  // two rows: two pieces
+  HostArray one = random_host(DType::Float32, Shape{1, 9}, rng);
+  check_split("out = x * 3", {{"x", one}}, {0, 0}, 1);
+  HostArray none(DType::Float32, Shape{0, 4});
+  check_split("out = x * 3", {{"x", none}}, {0, 0}, 1);
+  check_split("out = a * 2", {{"a", Arg::typed(DType::Int16, 7)}}, {0, 0}, 1);
+  HostArray v = random_host(DType::Float32, Shape{100}, rng);
+  check_split("out = x[n - 1 - i]", {{"x", v}}, {0, 0}, 1);  // raw index: whole on the first device
+  check_split("out = x * i", {{"x", v}}, {0, 0}, 1);         // `i`: whole on the first device
+  EvaluateOptions shaped;
+  shaped.shape = Shape{6, 100};
+  check_split("out = x + 1", {{"x", v}}, {0, 0}, 2, shaped);  // --shape widens the outer dimension
+}
+
+TEST_CASE("evaluate_split: distributed inputs are read in place, chained outputs feed the next job", "[multi_gpu]") {
+  std::mt19937_64 rng(gputest::run_seed() + 33);
+  HostArray x = random_host(DType::Float32, Shape{1001, 40}, rng);
+  HostArray y = random_host(DType::Float32, Shape{1, 40}, rng);
+  SplitArray xs = scatter(x.view(), {0, 0});
+  REQUIRE(xs.pieces.size() == 2);
+  CHECK(same_bytes(xs.gather(), Array(x)));
+  SplitArray ys = scatter(y.view(), {0, 0});
+  REQUIRE(ys.pieces.size() == 1);  // one row: one piece
+  EvaluateOptions one;
+  one.device = Device::cuda(0);
+  NamedArrays ref = evaluate("out = x*y + 5", {{"x", x}, {"y", y}}, one);
+  // The same cut (in place), a finer cut (rows spanning two pieces are copied), one device.
+  for (const std::vector<int>& devices : {std::vector<int>{0, 0}, std::vector<int>{0, 0, 0}, std::vector<int>{0}}) {
+    CAPTURE(devices.size());
+    std::vector<SplitArray> got = evaluate_split("out = x*y + 5", {}, {{"x", xs}, {"y", ys}}, devices);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].pieces.size() == devices.size());
+    CHECK(same_bytes(got[0].gather(), ref[0].array));
+  }
+  // A split output as the next job's input, mixed with an ordinary one.
+  std::vector<SplitArray> first = evaluate_split("t = x*y + 5", {}, {{"x", xs}, {"y", ys}}, {0, 0});
+  std::vector<SplitArray> second = evaluate_split("out = t * 2 - y", {{"y", y}}, {{"t", first[0]}}, {0, 0});
+  NamedArrays ref2 = evaluate("out = t * 2 - y", {{"t", ref[0].array}, {"y", y}}, one);
+  CHECK(same_bytes(second[0].gather(), ref2[0].array));
+  // A position-dependent program gathers distributed inputs and runs whole.
+  std::vector<SplitArray> pos = evaluate_split("out = x + i", {}, {{"x", xs}}, {0, 0});
+  NamedArrays ref3 = evaluate("out = x + i", {{"x", x}}, one);
+  REQUIRE(pos[0].pieces.size() == 1);
+  CHECK(same_bytes(pos[0].gather(), ref3[0].array));
+}
+
+TEST_CASE("evaluate_split: errors", "[multi_gpu]") {
+  HostArray x(DType::Float32, Shape{4});
+  auto message = [&](const std::vector<int>& devices, const EvaluateOptions& opt) -> std::string {
+    try {
+      evaluate_split("out = x", {{"x", x}}, devices, opt);
+    } catch (const Error& e) {
+      return std::to_string(static_cast<int>(e.code())) + " " + e.what();
+    }
+    return "no error";
+  };
+  EvaluateOptions with_device;
+  with_device.device = Device::cuda(0);
+  CHECK(message({0}, with_device) == "1 evaluate_split: the devices are its list; leave EvaluateOptions::device unset");
+  Stream s(0);
+  EvaluateOptions with_stream;
+  with_stream.stream = reinterpret_cast<StreamHandle>(s.get());
+  CHECK(message({0}, with_stream) ==
+        "1 evaluate_split: each slice runs on a stream of its own; leave EvaluateOptions::stream null");
+  CHECK(message({0, 4096}, {}).rfind("4 ", 0) == 0);  // no such GPU: a Device error
+  CHECK(all_devices().size() == static_cast<std::size_t>(device_count()));
+}
+
+TEST_CASE("jitrun --device all writes what --device 0 writes", "[multi_gpu]") {
+  char dir[] = "/tmp/cujit_split_XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string d = dir;
+  auto run = [&](const std::string& device, const std::string& out) {
+    std::string cmd = std::string("'") + CUJIT_JITRUN + "' --device " + device +
+                      " -i 'x=randn((301,17))' -i 'y=linspace(0,1,17):float64' -o out=" + d + "/" + out +
+                      " 'out = x*y + 5' > /dev/null 2>&1";
+    return std::system(cmd.c_str());
+  };
+  REQUIRE(run("all", "all.npy") == 0);
+  REQUIRE(run("0", "one.npy") == 0);
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  const std::string a = slurp(d + "/all.npy"), b = slurp(d + "/one.npy");
+  CHECK(!a.empty());
+  CHECK(a == b);
+  std::remove((d + "/all.npy").c_str());
+  std::remove((d + "/one.npy").c_str());
+  ::rmdir(dir);
+}
