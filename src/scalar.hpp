@@ -1,6 +1,7 @@
-// Host element types and the cast of the language: the conversions the CPU
-// evaluator applies to stored values and code generation applies to constants.
-// The operations themselves are defined once, in templates/*.cuh (see ops.def).
+// Host element types and the cast of the language on them, for the values
+// the host converts itself (constants, scalar arguments). The cast and the
+// operations are defined once, in templates/*.cuh (see ops.def), which
+// cpu/ops_host.hpp compiles as host C++.
 #pragma once
 #include <cmath>
 #include <complex>
@@ -9,6 +10,7 @@
 #include <type_traits>
 
 #include "cujit/dtype.hpp"
+#include "cpu/ops_host.hpp"
 #include "half.hpp"
 
 namespace cujit::scalar {
@@ -43,59 +45,39 @@ template <class T> struct is_cplx<std::complex<T>> : std::true_type {};
 template <class T> inline constexpr bool is_cplx_v = is_cplx<T>::value;
 template <class T> inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
-// double -> float rounding to odd, so that a second rounding to a 16-bit
-// float is correctly rounded (no double rounding).
-inline float to_float_odd(double d) {
-  float f = static_cast<float>(d);
-  if (static_cast<double>(f) != d && std::isfinite(f)) {
-    std::uint32_t b = f32_bits(f);
-    if (!(b & 1u)) {
-      float t = std::nextafter(f, static_cast<double>(f) < d ? std::numeric_limits<float>::infinity()
-                                                              : -std::numeric_limits<float>::infinity());
-      f = t;
-    }
-  }
-  return f;
-}
+// The template types standing for a host element type (cj_i64 is long long
+// where std::int64_t is long; complex values are cj::c64/c128, 16-bit floats
+// their tags).
+template <class T> struct cj_of { using type = T; };
+template <> struct cj_of<std::int64_t> { using type = cj_i64; };
+template <> struct cj_of<std::uint64_t> { using type = cj_u64; };
+template <> struct cj_of<std::complex<float>> { using type = cj::c64; };
+template <> struct cj_of<std::complex<double>> { using type = cj::c128; };
+template <> struct cj_of<Half> { using type = cj::f16_tag; };
+template <> struct cj_of<BF16> { using type = cj::bf16_tag; };
 
-// Reads any element type as the value it stands for (16-bit floats as float).
+// Reads any element type as the value it stands for, in the templates' types
+// (16-bit floats as float).
 template <class T> auto widen(T v) {
-  if constexpr (std::is_same_v<T, Half>) return half_to_float(v.bits);
-  else if constexpr (std::is_same_v<T, BF16>) return bfloat16_to_float(v.bits);
-  else return v;
+  if constexpr (std::is_same_v<T, Half>) return cj::h2f(v.bits);
+  else if constexpr (std::is_same_v<T, BF16>) return cj::b2f(v.bits);
+  else if constexpr (is_cplx_v<T>) return cj::cpack(v.real(), v.imag());
+  else return static_cast<typename cj_of<T>::type>(v);
 }
 
-// The cast of the language: C++'s conversion, except that float -> int
-// truncates and saturates (NaN gives 0) as CUDA's cvt.rzi.sat does, and
-// complex -> real keeps the real part.
+// The cast of the language on host values: templates/cast.cuh's cj::cast,
+// the one the CPU evaluator and generated kernels call.
 template <class To, class From> To cast(From v0) {
   auto v = widen(v0);
   using V = decltype(v);
-  if constexpr (is_cplx_v<V> && !is_cplx_v<To>) {
-    if constexpr (std::is_same_v<To, bool>) return v.real() != 0 || v.imag() != 0;
-    else return cast<To>(v.real());
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return v != V(0);
-  } else if constexpr (is_int_v<To> && std::is_floating_point_v<V>) {
-    if (v != v) return 0;
-    double d = static_cast<double>(v);
-    constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
-    constexpr double hi = static_cast<double>(std::numeric_limits<To>::max());
-    if (d <= lo) return std::numeric_limits<To>::min();
-    if (d >= hi) return std::numeric_limits<To>::max();
-    return static_cast<To>(d);
-  } else if constexpr (std::is_same_v<To, Half>) {
-    if constexpr (std::is_same_v<V, float>) return Half{float_to_half(v)};
-    else return Half{float_to_half(to_float_odd(static_cast<double>(v)))};
-  } else if constexpr (std::is_same_v<To, BF16>) {
-    if constexpr (std::is_same_v<V, float>) return BF16{float_to_bfloat16(v)};
-    else return BF16{float_to_bfloat16(to_float_odd(static_cast<double>(v)))};
+  using T = typename cj_of<To>::type;
+  if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BF16>) {
+    return To{cj::conv_<T, V>::bits(v)};
   } else if constexpr (is_cplx_v<To>) {
-    using P = typename To::value_type;
-    if constexpr (is_cplx_v<V>) return To(static_cast<P>(v.real()), static_cast<P>(v.imag()));
-    else return To(static_cast<P>(v), P(0));
+    auto r = cj::cast<T>(v);
+    return To(r.re, r.im);
   } else {
-    return static_cast<To>(v);
+    return static_cast<To>(cj::cast<T>(v));
   }
 }
 

@@ -1,9 +1,16 @@
-// ---- cast.cuh: float -> int conversions of the language ----
-// Truncate toward zero; NaN gives 0; out-of-range values saturate. PTX's
-// cvt.rzi saturates for 32- and 64-bit results; 8- and 16-bit results are
-// clamped from the 32-bit one, and NaN is tested explicitly.
+// ---- cast.cuh: the cast of the language, written once ----
+// cj::cast<To>(x) converts a value in compute representation (bool, the
+// integers, float, double; the complex helpers add complex, the 16-bit float
+// helpers cj::f16_tag/bf16_tag, values held in float) as NumPy's astype
+// does: C's conversion, except that float -> int truncates toward zero and
+// saturates (NaN gives 0) as CUDA's cvt.rzi.sat does, and complex -> real
+// keeps the real part. Code generation emits calls of it and the CPU
+// evaluator (src/cpu) and src/scalar.hpp call the same functions compiled as
+// host C++, so both back ends convert identically.
 namespace cj {
 
+// Float -> int: PTX's cvt.rzi saturates for 32- and 64-bit results; 8- and
+// 16-bit results are clamped from the 32-bit one, and NaN is tested explicitly.
 template <class T> struct f2i_;
 template <> struct f2i_<cj_i8> {
   static __host__ __device__ __forceinline__ cj_i8 f(float x) { return (cj_i8)min(max(__float2int_rz(x), -128), 127); }
@@ -21,13 +28,16 @@ template <> struct f2i_<cj_i64> {
   static __host__ __device__ __forceinline__ cj_i64 f(float x) { return __float2ll_rz(x); }
   static __host__ __device__ __forceinline__ cj_i64 f(double x) { return __double2ll_rz(x); }
 };
+// (Unsigned 8/16-bit results clamp the signed 32-bit conversion too: the same
+// values, and a conversion the host's vector units have, which keeps the CPU
+// evaluator's loops vectorized.)
 template <> struct f2i_<cj_u8> {
-  static __host__ __device__ __forceinline__ cj_u8 f(float x) { return (cj_u8)min(__float2uint_rz(x), 255u); }
-  static __host__ __device__ __forceinline__ cj_u8 f(double x) { return (cj_u8)min(__double2uint_rz(x), 255u); }
+  static __host__ __device__ __forceinline__ cj_u8 f(float x) { return (cj_u8)min(max(__float2int_rz(x), 0), 255); }
+  static __host__ __device__ __forceinline__ cj_u8 f(double x) { return (cj_u8)min(max(__double2int_rz(x), 0), 255); }
 };
 template <> struct f2i_<cj_u16> {
-  static __host__ __device__ __forceinline__ cj_u16 f(float x) { return (cj_u16)min(__float2uint_rz(x), 65535u); }
-  static __host__ __device__ __forceinline__ cj_u16 f(double x) { return (cj_u16)min(__double2uint_rz(x), 65535u); }
+  static __host__ __device__ __forceinline__ cj_u16 f(float x) { return (cj_u16)min(max(__float2int_rz(x), 0), 65535); }
+  static __host__ __device__ __forceinline__ cj_u16 f(double x) { return (cj_u16)min(max(__double2int_rz(x), 0), 65535); }
 };
 template <> struct f2i_<cj_u32> {
   static __host__ __device__ __forceinline__ cj_u32 f(float x) { return __float2uint_rz(x); }
@@ -38,5 +48,29 @@ template <> struct f2i_<cj_u64> {
   static __host__ __device__ __forceinline__ cj_u64 f(double x) { return __double2ull_rz(x); }
 };
 template <class T, class F> __host__ __device__ __forceinline__ T f2i(F x) { return x != x ? T(0) : f2i_<T>::f(x); }
+
+template <class T> struct is_float_ { static const bool v = false; };
+template <> struct is_float_<float> { static const bool v = true; };
+template <> struct is_float_<double> { static const bool v = true; };
+template <class T> struct is_int_ { static const bool v = false; };
+template <> struct is_int_<cj_i8> { static const bool v = true; };
+template <> struct is_int_<cj_i16> { static const bool v = true; };
+template <> struct is_int_<cj_i32> { static const bool v = true; };
+template <> struct is_int_<cj_i64> { static const bool v = true; };
+template <> struct is_int_<cj_u8> { static const bool v = true; };
+template <> struct is_int_<cj_u16> { static const bool v = true; };
+template <> struct is_int_<cj_u32> { static const bool v = true; };
+template <> struct is_int_<cj_u64> { static const bool v = true; };
+
+// Between real types: f2i for float -> integer, C's conversion otherwise (to
+// bool: nonzero, NaN included; to float: round to nearest).
+template <class To, class From> struct conv_ {
+  static __host__ __device__ __forceinline__ To f(From x) {
+    if constexpr (is_float_<From>::v && is_int_<To>::v) return f2i<To>(x);
+    else return (To)x;
+  }
+};
+
+template <class To, class From> __host__ __device__ __forceinline__ auto cast(From x) { return conv_<To, From>::f(x); }
 
 }  // namespace cj

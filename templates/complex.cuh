@@ -111,12 +111,41 @@ template <class P> __host__ __device__ __forceinline__ complex<P> sign(complex<P
 }  // namespace cj
 
 namespace cj {
-// Conversions into complex: the real value with a zero imaginary part, or the
-// parts converted (as C's (float)/(double) conversions, round to nearest).
-template <class T> __host__ __device__ __forceinline__ c64 to_c64(T x) { return cpack((float)x, 0.0f); }
-__host__ __device__ __forceinline__ c64 to_c64(c128 z) { return cpack((float)z.re, (float)z.im); }
-template <class T> __host__ __device__ __forceinline__ c128 to_c128(T x) { return cpack((double)x, 0.0); }
-__host__ __device__ __forceinline__ c128 to_c128(c64 z) { return cpack((double)z.re, (double)z.im); }
+// The cast of the language (cast.cuh) into and out of complex: a real value
+// gets a zero imaginary part, a complex one its parts converted (C's
+// conversions, round to nearest); to a real type a complex value keeps its
+// real part (NumPy's ComplexWarning case), to bool it is nonzero if either
+// part is.
+template <class P, class From> struct conv_<complex<P>, From> {
+  static __host__ __device__ __forceinline__ complex<P> f(From x) { return cpack((P)x, P(0)); }
+};
+template <class P, class Q> struct conv_<complex<P>, complex<Q>> {
+  static __host__ __device__ __forceinline__ complex<P> f(complex<Q> z) { return cpack((P)z.re, (P)z.im); }
+};
+template <class To, class P> struct conv_<To, complex<P>> {
+  static __host__ __device__ __forceinline__ To f(complex<P> z) { return conv_<To, P>::f(z.re); }
+};
+template <class P> struct conv_<bool, complex<P>> {
+  static __host__ __device__ __forceinline__ bool f(complex<P> z) { return truth(z); }
+};
+template <class P> struct conv_<f16_tag, complex<P>> {
+  static __device__ __forceinline__ float f(complex<P> z) { return conv_<f16_tag, P>::f(z.re); }
+  static __device__ __forceinline__ cj_u16 bits(complex<P> z) { return conv_<f16_tag, P>::bits(z.re); }
+};
+template <class P> struct conv_<bf16_tag, complex<P>> {
+  static __device__ __forceinline__ float f(complex<P> z) { return conv_<bf16_tag, P>::f(z.re); }
+  static __device__ __forceinline__ cj_u16 bits(complex<P> z) { return conv_<bf16_tag, P>::bits(z.re); }
+};
+template <class T> __host__ __device__ __forceinline__ c64 to_c64(T x) { return conv_<c64, T>::f(x); }
+template <class T> __host__ __device__ __forceinline__ c128 to_c128(T x) { return conv_<c128, T>::f(x); }
+
+// complex(re, im): NumPy's `re + im*1j`, both parts already in the result's
+// complex type. Computed as NumPy does, by its complex product and sum, so an
+// infinite or NaN part spreads as there (im = inf gives a NaN real part) and
+// a negative zero im gives +0 (-0*1 + 0*0).
+template <class P> __host__ __device__ __forceinline__ complex<P> make_complex(complex<P> re, complex<P> im) {
+  return add(re, mul(im, cpack(P(0), P(1))));
+}
 
 // The complex loops of src/lang/ops.def's operations that return a real value.
 template <class P> __host__ __device__ __forceinline__ P absolute(complex<P> a) { return abs(a); }

@@ -6,21 +6,43 @@
 // which needs no sm_80 instruction.
 namespace cj {
 
+#ifndef CJ_HOST_SHIM
+// PTX's conversions (src/cpu/ops_host.hpp stands in for them on the host).
+__device__ __forceinline__ float cvt_f32_f16(cj_u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ cj_u16 cvt_rn_f16_f32(float f) {
+  cj_u16 h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ cj_u16 cvt_rn_f16_f64(double d) {
+  cj_u16 h;
+  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
+  return h;
+}
+__device__ __forceinline__ float cvt_rn_f16_roundtrip(float f) {
+  float r;
+  asm("{ .reg .f16 t; cvt.rn.f16.f32 t, %1; cvt.f32.f16 %0, t; }" : "=f"(r) : "f"(f));
+  return r;
+}
+#endif
+
 // cvt gives every NaN as the canonical one (positive), and NumPy keeps a NaN's
 // sign and payload through conversions, which copysign and signbit then see:
 // NaNs are converted on their bits, as src/half.hpp does. Selects, not
 // branches: a vector kernel holds these once per lane, and branches there
 // cost NVRTC far more time than they save the GPU.
 __device__ __forceinline__ float h2f(cj_u16 h) {
-  float f = 0;  // the asm sets it (initialized for the host tests, which compile this without asm)
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  const float f = cvt_f32_f16(h);
   const unsigned nan = ((unsigned)(h & 0x8000u) << 16) | 0x7f800000u | ((unsigned)(h & 0x3ffu) << 13);
   return (h & 0x7fffu) > 0x7c00u ? __uint_as_float(nan) : f;
 }
 __device__ __forceinline__ cj_u16 f2h(float f) {
   const unsigned x = __float_as_uint(f);
-  cj_u16 h = 0;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  const cj_u16 h = cvt_rn_f16_f32(f);
   const cj_u16 nan = (cj_u16)(((x >> 16) & 0x8000u) | 0x7e00u | ((x >> 13) & 0x3ffu));
   return (x & 0x7fffffffu) > 0x7f800000u ? nan : h;
 }
@@ -29,15 +51,12 @@ __device__ __forceinline__ cj_u16 d2h(double d) {
   unsigned long long x = (unsigned long long)__double_as_longlong(d);
   if ((x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
     return (cj_u16)(((x >> 48) & 0x8000u) | 0x7e00u | ((x >> 42) & 0x3ffu));
-  cj_u16 h = 0;
-  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
-  return h;
+  return cvt_rn_f16_f64(d);
 }
 // Rounding an intermediate: a NaN stays itself (its sign is what later
 // operations can see; the payload bits below float16's are dropped on store).
 __device__ __forceinline__ float rnd_f16(float f) {
-  float r = f;
-  asm("{ .reg .f16 t; cvt.rn.f16.f32 t, %1; cvt.f32.f16 %0, t; }" : "=f"(r) : "f"(f));
+  const float r = cvt_rn_f16_roundtrip(f);
   return f != f ? f : r;
 }
 __device__ __forceinline__ float rnd_f16(double d) { return h2f(d2h(d)); }
@@ -61,5 +80,36 @@ __device__ __forceinline__ float d2f_odd(double d) {
 }
 __device__ __forceinline__ float rnd_bf16(float f) { return b2f(f2b(f)); }
 __device__ __forceinline__ float rnd_bf16(double d) { return b2f(f2b(d2f_odd(d))); }
+
+// The cast to a 16-bit float (cast.cuh's cj::cast<f16_tag> and <bf16_tag>):
+// one rounding of the exact value, which C's conversion gives through float
+// for bool and 8/16-bit integers and through double for the wider integers
+// (exact up to 2^53, far beyond float16's range). f gives the rounded value
+// in compute representation, bits the stored element (what the CPU
+// evaluator's registers hold).
+__device__ __forceinline__ float exact_(bool x) { return (float)x; }
+__device__ __forceinline__ float exact_(cj_i8 x) { return (float)x; }
+__device__ __forceinline__ float exact_(cj_u8 x) { return (float)x; }
+__device__ __forceinline__ float exact_(cj_i16 x) { return (float)x; }
+__device__ __forceinline__ float exact_(cj_u16 x) { return (float)x; }
+__device__ __forceinline__ double exact_(cj_i32 x) { return (double)x; }
+__device__ __forceinline__ double exact_(cj_u32 x) { return (double)x; }
+__device__ __forceinline__ double exact_(cj_i64 x) { return (double)x; }
+__device__ __forceinline__ double exact_(cj_u64 x) { return (double)x; }
+__device__ __forceinline__ float exact_(float x) { return x; }
+__device__ __forceinline__ double exact_(double x) { return x; }
+__device__ __forceinline__ cj_u16 f16_bits_(float x) { return f2h(x); }
+__device__ __forceinline__ cj_u16 f16_bits_(double x) { return d2h(x); }
+__device__ __forceinline__ cj_u16 bf16_bits_(float x) { return f2b(x); }
+__device__ __forceinline__ cj_u16 bf16_bits_(double x) { return f2b(d2f_odd(x)); }
+
+template <class From> struct conv_<f16_tag, From> {
+  static __device__ __forceinline__ float f(From x) { return rnd_f16(exact_(x)); }
+  static __device__ __forceinline__ cj_u16 bits(From x) { return f16_bits_(exact_(x)); }
+};
+template <class From> struct conv_<bf16_tag, From> {
+  static __device__ __forceinline__ float f(From x) { return rnd_bf16(exact_(x)); }
+  static __device__ __forceinline__ cj_u16 bits(From x) { return bf16_bits_(exact_(x)); }
+};
 
 }  // namespace cj

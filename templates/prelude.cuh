@@ -51,4 +51,8 @@ template <class T, class O> __host__ __device__ __forceinline__ T& at(T* p, O of
 // h) take one of these last: their 16-bit values are held in float.
 struct f16_tag {};
 struct bf16_tag {};
+
+// The cast of the language, cj::cast<To>(x): declared here, so that the 16-bit
+// float and complex helpers can add their types' conversions to it.
+template <class To, class From> struct conv_;
 }  // namespace cj

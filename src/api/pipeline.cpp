@@ -11,6 +11,7 @@
 #include "gpu/codegen.hpp"
 #include "gpu/compile.hpp"
 #include "gpu/driver.hpp"
+#include "gpu/kernel_key.hpp"
 #include "lang/check.hpp"
 #include "lang/lex.hpp"
 #include "names.hpp"
@@ -27,7 +28,7 @@ bool is_host_scalar(const ArrayView& v) { return v.device.kind == Device::CPU &&
 // Programs by their text and signature: checked and compiled once.
 struct ProgramCache {
   std::shared_mutex mu;
-  std::unordered_map<std::string, std::shared_ptr<const GpuProgram>> programs;
+  std::unordered_map<cache::Key, std::shared_ptr<const GpuProgram>, cache::KeyHash> programs;
 };
 ProgramCache& program_cache() {
   static ProgramCache* c = new ProgramCache;  // never destroyed: usable from static destructors
@@ -35,24 +36,10 @@ ProgramCache& program_cache() {
 }
 constexpr std::size_t kMaxPrograms = 4096;  // then the cache starts over
 
-std::string program_key(std::string_view source, const std::vector<Param>& params, const std::vector<OutputDecl>& decls,
-                        const EvaluateOptions& options, const std::string& kernel_name) {
-  std::string key(source);
-  key += '\0';
-  for (const Param& q : params)
-    key += q.name + ':' + std::to_string(static_cast<int>(q.dtype)) + (q.weak ? "w" : "") + (q.raw ? "r" : "") + ',';
-  key += '\0';
-  for (const OutputDecl& d : decls) key += d.name + ':' + std::to_string(d.dtype ? static_cast<int>(*d.dtype) : -1) + ',';
-  key += '\0';
-  key += kernel_name;
-  if (options.fast_math) key += "\0fast";
-  return key;
-}
-
 std::shared_ptr<const GpuProgram> cached_gpu_program(std::string_view source, const std::vector<Param>& params,
                                                      const std::vector<OutputDecl>& decls, const EvaluateOptions& options,
                                                      const std::string& kernel_name, double* check_ms) {
-  const std::string key = program_key(source, params, decls, options, kernel_name);
+  const cache::Key key = program_key(source, params, decls, kernel_name, {}, false, options.fast_math);
   ProgramCache& cache = program_cache();
   {
     std::shared_lock<std::shared_mutex> lock(cache.mu);

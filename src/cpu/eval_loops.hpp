@@ -42,7 +42,7 @@ struct Instr {
 // the dtype the loop writes.
 Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result);
 
-// The loop converting `from` to `to` with the language's cast (scalar::cast).
+// The loop converting `from` to `to` with the language's cast (templates/cast.cuh).
 Loop convert_loop(DType from, DType to);
 
 }  // namespace cujit::cpu

@@ -9,7 +9,6 @@
 #include "cpu/eval_loops.hpp"
 #include "fail.hpp"
 #include "cpu/ops_host.hpp"
-#include "scalar.hpp"
 
 namespace cujit::cpu {
 
@@ -120,10 +119,31 @@ constexpr bool has_flag(std::string_view flags, char f) { return flags.find(f) !
   };
 #include "lang/ops.def"
 
+// Registers hold stored elements: 16-bit floats as their bits (the tags stand
+// for their dtypes), read as float.
+template <class T> struct Stored { using type = T; };
+template <> struct Stored<cj::f16_tag> { using type = cj_u16; };
+template <> struct Stored<cj::bf16_tag> { using type = cj_u16; };
+template <class T> constexpr bool is_tag = std::is_same_v<T, cj::f16_tag> || std::is_same_v<T, cj::bf16_tag>;
+
 template <class From, class To> void convert_one(const Instr& in, const Chunk& c) {
-  const From* __restrict x = static_cast<const From*>(c.reg[in.arg[0]]);
-  To* __restrict y = static_cast<To*>(c.reg[in.out]);
-  for (std::size_t k = 0; k < c.n; ++k) y[k] = scalar::cast<To>(x[k]);
+  const auto* __restrict x = static_cast<const typename Stored<From>::type*>(c.reg[in.arg[0]]);
+  auto* __restrict y = static_cast<typename Stored<To>::type*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) {
+    auto v = [&] {
+      if constexpr (std::is_same_v<From, cj::f16_tag>) return cj::h2f(x[k]);
+      else if constexpr (std::is_same_v<From, cj::bf16_tag>) return cj::b2f(x[k]);
+      else return x[k];
+    }();
+    if constexpr (is_tag<To>) y[k] = cj::conv_<To, decltype(v)>::bits(v);
+    else y[k] = cj::cast<To>(v);
+  }
+}
+
+template <class F> Loop visit_stored(DType t, F&& f) {
+  if (t == DType::Float16) return f(cj::f16_tag{});
+  if (t == DType::BFloat16) return f(cj::bf16_tag{});
+  return visit_compute(t, f);
 }
 
 }  // namespace
@@ -142,8 +162,8 @@ Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result) {
 }
 
 Loop convert_loop(DType from, DType to) {
-  return scalar::visit(from, [&](auto f) -> Loop {
-    return scalar::visit(to, [&](auto t) -> Loop { return &convert_one<decltype(f), decltype(t)>; });
+  return visit_stored(from, [&](auto f) -> Loop {
+    return visit_stored(to, [&](auto t) -> Loop { return &convert_one<decltype(f), decltype(t)>; });
   });
 }
 

@@ -5,15 +5,17 @@
 //
 // What NVRTC provides and a host compiler does not is stood in for here by
 // host functions with PTX's documented behaviour: the qualifiers, the
-// round-to-nearest products (no FMA contraction on either side), bit casts and
-// the saturating float -> int conversions. half.cuh (PTX cvt for float16) and
-// checks.cuh (atomics) are device-only.
+// round-to-nearest products (no FMA contraction on either side), bit casts,
+// the saturating float -> int conversions and the float16 conversions (PTX
+// cvt, here src/half.hpp's). checks.cuh (atomics) is device-only.
 #pragma once
 #include <math.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#include "half.hpp"
 
 #ifndef __host__
 #define __host__
@@ -71,11 +73,35 @@ inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 
+// half.cuh takes its PTX conversions from here: cvt.rn rounds to nearest even,
+// and a double is rounded once (to odd in float, then to float16).
+#define CJ_HOST_SHIM 1
+namespace cj {
+// Exact and branch-free, so that the evaluator's conversion loops vectorize:
+// the exponent and mantissa bits shifted into a float's place are the value
+// times 2^-112 (subnormals included, as float subnormals), NaN and inf aside.
+inline float cvt_f32_f16(unsigned short h) {
+  const unsigned em = h & 0x7fffu;
+  const float scaled = __uint_as_float(em << 13) * 0x1p112f;
+  const unsigned mag = em >= 0x7c00u ? 0x7f800000u | (em << 13) : __float_as_uint(scaled);
+  return __uint_as_float(mag | (static_cast<unsigned>(h & 0x8000u) << 16));
+}
+inline unsigned short cvt_rn_f16_f32(float f) { return cujit::float_to_half(f); }
+inline unsigned short cvt_rn_f16_f64(double d) {
+  float f = __double2float_rz(d);
+  if (static_cast<double>(f) != d && std::fabs(f) < std::numeric_limits<float>::infinity())
+    f = __uint_as_float(__float_as_uint(f) | 1u);
+  return cujit::float_to_half(f);
+}
+inline float cvt_rn_f16_roundtrip(float f) { return cujit::half_to_float(cujit::float_to_half(f)); }
+}  // namespace cj
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wtype-limits"
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "prelude.cuh"
+#include "half.cuh"
 #include "int_ops.cuh"
 #include "math.cuh"
 #include "cast.cuh"

@@ -58,7 +58,6 @@ std::string ctype(DType t) {
 std::string stype(DType t) { return is_half(t) ? "cj_u16" : ctype(t); }
 
 DType compute_dtype(DType t) { return is_half(t) ? DType::Float32 : t; }
-DType real_of(DType t) { return t == DType::Complex64 ? DType::Float32 : t == DType::Complex128 ? DType::Float64 : t; }
 
 std::string paren_neg(std::string s) { return !s.empty() && s[0] == '-' ? "(" + s + ")" : s; }
 
@@ -207,35 +206,15 @@ class BodyGen {
     if (is_complex(t)) use(kComplex);
   }
 
-  // A value of dtype `from` in compute representation, converted as the cast of the language does.
+  // A value of dtype `from` in compute representation, converted by the cast
+  // of the language (templates/cast.cuh, which the CPU evaluator calls too).
   std::string conv(const std::string& c, DType from, DType to) {
     note_type(from);
     note_type(to);
     if (from == to) return c;
-    if (to == DType::Bool) return is_complex(from) ? "cj::truth(" + c + ")" : "(bool)(" + c + ")";
-    if (is_integer(to)) {
-      if (is_bool(from) || is_integer(from)) return "(" + ctype(to) + ")(" + c + ")";
-      use(kCast);
-      return "cj::f2i<" + ctype(to) + ">(" + (is_complex(from) ? "(" + c + ").re" : c) + ")";
-    }
-    if (is_complex(to)) return (to == DType::Complex64 ? "cj::to_c64(" : "cj::to_c128(") + c + ")";
-    // to is a float; complex -> real keeps the real part.
-    std::string x = c;
-    if (is_complex(from)) {
-      x = "(" + c + ").re";
-      from = real_of(from);
-      if (from == to) return x;
-    }
-    if (to == DType::Float32) return is_half(from) ? x : "(float)(" + x + ")";
-    if (to == DType::Float64) return "(double)(" + x + ")";
-    // float16/bfloat16: one rounding of the exact value (through double where
-    // float could not hold it exactly, as src/scalar.hpp does).
-    std::string fn = to == DType::Float16 ? "cj::rnd_f16(" : "cj::rnd_bf16(";
-    if (is_bool(from)) return "(float)(" + x + ")";
-    if (from == DType::Int8 || from == DType::UInt8 || from == DType::Int16 || from == DType::UInt16)
-      return fn + "(float)(" + x + "))";
-    if (is_integer(from)) return fn + "(double)(" + x + "))";
-    return fn + x + ")";  // float (incl. the other 16-bit type) or double overload
+    use(kCast);
+    std::string target = to == DType::Float16 ? "cj::f16_tag" : to == DType::BFloat16 ? "cj::bf16_tag" : ctype(to);
+    return "cj::cast<" + target + ">(" + c + ")";
   }
 
   // A constant in compute representation of `to`: converted on the host with

@@ -327,14 +327,16 @@ bool cubin_runs_on(int cubin_arch, int device_arch) {
   return cubin_arch / 10 == device_arch / 10 && cubin_arch % 10 <= device_arch % 10;
 }
 
-const std::string& select_image(const CompiledKernel& k, int device_arch) {
-  if (!k.cubin.empty() && cubin_runs_on(k.arch, device_arch)) return k.cubin;
-  if (!k.ptx.empty() && k.arch <= device_arch) return k.ptx;
+const std::string& select_image(const KernelImages& k, int device_arch) {
+  if (!k.cubin->empty() && cubin_runs_on(k.arch, device_arch)) return *k.cubin;
+  if (!k.ptx->empty() && k.arch <= device_arch) return *k.ptx;
   fail(ErrorCode::Device,
        "a kernel compiled for {} cannot run on an sm_{} GPU: compile it for that GPU's "
        "architecture",
        k.target, device_arch);
 }
+
+const std::string& select_image(const CompiledKernel& k, int device_arch) { return select_image(images_of(k), device_arch); }
 
 CUfunction get_function(int device, const std::string& key, const std::string& image,
                         const char* kernel_name) {

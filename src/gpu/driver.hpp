@@ -18,6 +18,7 @@
 namespace cujit {
 
 struct CompiledKernel;
+struct KernelImages;
 
 // Every driver entry point cujit calls. The X-macro keeps the struct and the
 // resolver in step; names go through <cuda.h>'s version macros, so the member
@@ -120,6 +121,7 @@ bool cubin_runs_on(int cubin_arch, int device_arch);
 // The image of `k` to load on a GPU of `device_arch`: the cubin when it runs
 // there, else the PTX when the driver can JIT it (PTX arch <= device arch).
 // Throws ErrorCode::Device when neither fits.
+const std::string& select_image(const KernelImages& k, int device_arch);
 const std::string& select_image(const CompiledKernel& k, int device_arch);
 
 // The kernel `kernel_name` of `image` (a cubin, or NUL-free PTX text) on

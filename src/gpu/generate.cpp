@@ -17,6 +17,7 @@
 #include "fail.hpp"
 #include "gpu/compile.hpp"
 #include "gpu/driver.hpp"
+#include "gpu/kernel_key.hpp"
 #include "gpu/launch.hpp"
 #include "gpu/templates.hpp"
 #include "scalar.hpp"
@@ -250,12 +251,8 @@ void generate_device(const GeneratorSpec& spec, const ArrayView& out, CUstream s
     CompileOptions co;
     co.arch = cap_arch(info.arch());
     auto entry = compile_through_cache(source, name, co);
-    CompiledKernel image;
-    image.target = entry->target;
-    image.arch = co.arch;
-    image.cubin = entry->cubin;
-    image.ptx = entry->ptx;
-    l.fn = get_function(device, kernel_cache_key(source, co).hex(), select_image(image, info.arch()), name.c_str());
+    l.fn = get_function(device, kernel_cache_key(source, co).hex(), select_image(entry_images(*entry, co.arch), info.arch()),
+                        name.c_str());
     l.block = std::min(256, max_potential_block_size(device, l.fn));
     std::lock_guard<std::mutex> lock(mu);
     (*loaded)[key] = l;

@@ -18,6 +18,7 @@
 #include "cache/kernel_cache.hpp"
 #include "cache/kernel_image.hpp"
 #include "cache/key.hpp"
+#include "gpu/kernel_key.hpp"
 #include "gpu/scratch.hpp"
 
 namespace cujit {
@@ -158,14 +159,10 @@ struct GpuProgram::Impl {
 
   Impl(std::shared_ptr<const Program> p, GpuOptions o)
       : program(std::move(p)), opt(std::move(o)), needs_err(!opt.render && needs_error_slot(*program)) {
-    cache::KeyBuilder b;
-    b.add("cujit.launch.1").add(program->ast.source).add(opt.kernel_name).add(opt.render_id);
-    b.add(static_cast<std::uint64_t>(opt.render ? 1 : 0));
-    for (const Param& q : program->inputs)
-      b.add(q.name).add(static_cast<std::uint64_t>(q.dtype) | (q.weak ? 0x100u : 0u) | (q.raw ? 0x200u : 0u));
-    // An in/out output (Var::input) keys apart from a plain output of its name.
-    for (const Var& v : program->outputs) b.add(v.name).add(static_cast<std::uint64_t>(v.dtype)).add(static_cast<std::uint64_t>(v.input + 1));
-    base_key = b.finish();
+    std::vector<OutputDecl> outs;
+    for (const Var& v : program->outputs) outs.push_back(OutputDecl{v.name, v.dtype});
+    base_key = program_key(program->ast.source, program->inputs, outs, opt.kernel_name, opt.render_id,
+                           static_cast<bool>(opt.render), opt.fast_math);
     recipe_fields = opt.recipe.empty() ? program_recipe(*program, opt.kernel_name) : opt.recipe;
     if (opt.fast_math) recipe_fields += "fast_math = true\n";
     if (!opt.nvrtc_options.empty()) {
@@ -229,12 +226,8 @@ struct GpuProgram::Impl {
     }
     lk->sig = kernel_signature(*program, l);
     const CompileOptions co = compile_options(arch);
-    const std::string options = options_string(co);
-    const std::string target = fmt::format("sm_{}", arch);
-    cache::KeyBuilder kb;
-    kb.add(base_key.hi).add(base_key.lo).add(l.key_string()).add(target).add(options);
-    kb.add(static_cast<std::uint64_t>(nvrtc_version()));
-    const cache::Key pkey = kb.finish();
+    const KernelKey keys(base_key, l, co);
+    const cache::Key& pkey = keys.memory();
     cache::KernelCache& kc = cache::global_cache();
     std::shared_ptr<const cache::Entry> entry = kc.find_in_memory(pkey);
     if (entry) {
@@ -265,13 +258,9 @@ struct GpuProgram::Impl {
     if (it != lk.devices.end()) return it->second;
     auto t0 = clock_type::now();
     const DeviceInfo& info = device_info(device);
-    CompiledKernel image;
-    image.target = lk.entry->target;
-    image.arch = lk.arch;
-    image.cubin = lk.entry->cubin;
-    image.ptx = lk.entry->ptx;
     LayoutKernel::OnDevice od;
-    od.fn = get_function(device, lk.module_key, select_image(image, info.arch()), opt.kernel_name.c_str());
+    od.fn = get_function(device, lk.module_key, select_image(entry_images(*lk.entry, lk.arch), info.arch()),
+                         opt.kernel_name.c_str());
     // Blocks of 256 threads (fewer only where the kernel's registers forbid),
     // and enough of them for one vector step per thread: measured on an H200,
     // `out = sin(x)*5` over 2^28 floats reaches 1.00 of a device copy so,
@@ -559,9 +548,7 @@ void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream)
   if (!stream) synchronize(src.device.id, nullptr);
 }
 
-cache::Key kernel_cache_key(const std::string& source, const CompileOptions& co) {
-  return cache::make_key(source, options_string(co), fmt::format("sm_{}", cap_arch(co.arch)), nvrtc_version());
-}
+KernelImages entry_images(const cache::Entry& e, int arch) { return KernelImages{e.target, arch, &e.cubin, &e.ptx}; }
 
 std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string& which, int ndim) {
   std::vector<KernelLayout> layouts;

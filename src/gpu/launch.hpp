@@ -23,6 +23,7 @@
 
 #include "gpu/codegen.hpp"
 #include "gpu/compile.hpp"
+#include "gpu/compiled_kernel.hpp"
 #include "cache/entry.hpp"
 #include "cujit/array.hpp"
 
@@ -124,9 +125,9 @@ Shape broadcast_shape(const Program& p, const ArrayView* inputs);
 void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream = nullptr);
 
 
-// The disk cache's key of a kernel: its source, the options that decide the
-// code, the target and NVRTC's version. The one place it is built.
-cache::Key kernel_cache_key(const std::string& source, const CompileOptions& co);
+// The images of a cache entry compiled for sm_<arch>, for select_image: views
+// of the entry's bytes, which the cache holds once (no copy per load).
+KernelImages entry_images(const cache::Entry& e, int arch);
 
 // The layouts `jitcache compile --layout WHICH` precompiles ("contiguous",
 // "strided" or "all"): the contiguous one a launch with aligned operands picks

@@ -12,7 +12,7 @@
 namespace cujit {
 
 // How check types a call's arguments beyond NumPy's loop search.
-enum class Special : std::uint8_t { None, TrueDivide, Real, Imag, Where, Clip, Cast, Size };
+enum class Special : std::uint8_t { None, TrueDivide, Real, Imag, Where, Clip, Cast, Size, ComplexParts };
 
 // One row of ops.def.
 struct Builtin {

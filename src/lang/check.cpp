@@ -541,6 +541,14 @@ class Checker {
       error(e.op_span, "unknown function '" + e.name + "'", hints::unknown_function_hint(e.name));
     }
     int nargs = static_cast<int>(e.args.size());
+    if (nargs < b->min_args || nargs > b->max_args) {
+      hints::Fill fill;
+      fill.name = e.name;
+      fill.target = target_;
+      for (const auto& a : e.args) hints::add_arg(fill, src_, *a);
+      if (auto h = hints::lookup(hints::Context::Call, e.name, nargs, fill); h && !h->message.empty())
+        error(e.op_span, h->message, h->hint);
+    }
     if (nargs < b->min_args || nargs > b->max_args)
       error(e.span, "'" + e.name + "' takes " + std::to_string(b->min_args) + " argument" + (b->min_args == 1 ? "" : "s") +
                         ", but " + std::to_string(nargs) + (nargs == 1 ? " was" : " were") + " given");
@@ -578,6 +586,19 @@ class Checker {
       case Special::Imag:
         resolve(e, *b, args, what);
         return;
+      case Special::ComplexParts: {
+        // NumPy's re + im*1j (NEP 50): im*1j is im raised to complex by a
+        // Python complex (ints and bool to complex128, float16/float32 to
+        // complex64), weak where im is; that meets re as `+` does.
+        Expr j{}, im_j{};
+        j.weak = true;
+        j.type = DType::Complex128;
+        im_j.weak = args[1]->weak;
+        im_j.type = common_type({args[1], &j});
+        resolve(e, *b, {args[0], &im_j}, what);
+        e.weak = args[0]->weak && args[1]->weak;  // 1 + 2*1j is a Python complex
+        return;
+      }
       default:
         resolve(e, *b, args, what);
         return;

@@ -66,10 +66,10 @@ std::vector<Entry> build_table() {
       {C::Call, "copy", 1, "", "assignment copies: write '{target} = {args}'"},
       {C::Call, "copy", -1, "", "assignment copies: write e.g. 'out = x'"},
       {C::Method, "copy", 0, "", "assignment copies: write '{target} = {obj}'"},
-      // complex(re, im) builds a value from its parts; complex(x) is a cast of unstated width.
-      {C::Call, "complex", 2, "", "write '{a} + {b}*1j'"},
-      {C::Call, "complex", 1, "'complex' is ambiguous", "write complex128 (Python's complex) or complex64"},
-      {C::Call, "complex", -1, "", "a complex number from its parts is 're + im*1j'"},
+      // complex(re, im) is a function of the language; complex(x) would be a cast of unstated width.
+      {C::Call, "complex", 1, "'complex' is ambiguous",
+       "write complex128 (Python's complex) or complex64 to convert, or complex(re, im) from two parts"},
+      {C::Call, "complex", -1, "'complex' takes 2 arguments (re, im)", "a complex number from its parts is complex(re, im)"},
       {C::Call, "cabs", -1, "", "write abs({args}) (a complex argument gives its magnitude)"},
       {C::Call, "labs", -1, "", "write abs({args})"},
       {C::Call, "llabs", -1, "", "write abs({args})"},

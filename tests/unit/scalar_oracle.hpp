@@ -14,6 +14,60 @@
 
 namespace cujit::scalar {
 
+// ---- the cast of the language: NumPy's astype, float -> int truncating and
+// saturating (NaN gives 0, as CUDA's cvt.rzi.sat), complex -> real keeping
+// the real part, 16-bit floats rounded once from the exact value ----
+
+// double -> float rounding to odd, so that a second rounding to a 16-bit
+// float is correctly rounded (no double rounding).
+inline float to_float_odd(double d) {
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) != d && std::isfinite(f)) {
+    std::uint32_t b = f32_bits(f);
+    if (!(b & 1u))
+      f = std::nextafter(f, static_cast<double>(f) < d ? std::numeric_limits<float>::infinity()
+                                                        : -std::numeric_limits<float>::infinity());
+  }
+  return f;
+}
+
+template <class T> auto ref_widen(T v) {
+  if constexpr (std::is_same_v<T, Half>) return half_to_float(v.bits);
+  else if constexpr (std::is_same_v<T, BF16>) return bfloat16_to_float(v.bits);
+  else return v;
+}
+
+template <class To, class From> To ref_cast(From v0) {
+  auto v = ref_widen(v0);
+  using V = decltype(v);
+  if constexpr (is_cplx_v<V> && !is_cplx_v<To>) {
+    if constexpr (std::is_same_v<To, bool>) return v.real() != 0 || v.imag() != 0;
+    else return ref_cast<To>(v.real());
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != V(0);
+  } else if constexpr (is_int_v<To> && std::is_floating_point_v<V>) {
+    if (v != v) return 0;
+    double d = static_cast<double>(v);
+    constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
+    constexpr double hi = static_cast<double>(std::numeric_limits<To>::max());
+    if (d <= lo) return std::numeric_limits<To>::min();
+    if (d >= hi) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
+  } else if constexpr (std::is_same_v<To, Half>) {
+    if constexpr (std::is_same_v<V, float>) return Half{float_to_half(v)};
+    else return Half{float_to_half(to_float_odd(static_cast<double>(v)))};
+  } else if constexpr (std::is_same_v<To, BF16>) {
+    if constexpr (std::is_same_v<V, float>) return BF16{float_to_bfloat16(v)};
+    else return BF16{float_to_bfloat16(to_float_odd(static_cast<double>(v)))};
+  } else if constexpr (is_cplx_v<To>) {
+    using P = typename To::value_type;
+    if constexpr (is_cplx_v<V>) return To(static_cast<P>(v.real()), static_cast<P>(v.imag()));
+    else return To(static_cast<P>(v), P(0));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
 // ---- integer arithmetic wraps (two's complement), as NumPy's does ----
 template <class T> T wrap_add(T a, T b) { using U = std::make_unsigned_t<T>; return static_cast<T>(static_cast<U>(a) + static_cast<U>(b)); }
 template <class T> T wrap_sub(T a, T b) { using U = std::make_unsigned_t<T>; return static_cast<T>(static_cast<U>(a) - static_cast<U>(b)); }

@@ -6,6 +6,7 @@
 #include "gpu/compile.hpp"
 #include "cujit/error.hpp"
 #include "gpu/driver.hpp"
+#include "gpu/launch.hpp"
 
 using namespace cujit;
 
@@ -245,4 +246,14 @@ TEST_CASE("prewarm_nvrtc reads NVRTC ahead once and compiles work after it", "[c
   o.arch = 90;
   cujit::CompiledKernel k = cujit::compile_cuda("extern \"C\" __global__ void k(float* p) { p[0] = 1; }\n", "k", o);
   REQUIRE(k.cubin.compare(0, 4, "\x7f" "ELF") == 0);
+}
+
+TEST_CASE("a cache entry's image is picked in place: no copy of the cubin or PTX per load") {
+  cache::Entry e;
+  e.target = "sm_90";
+  e.cubin = "\x7f" "ELF cubin";
+  e.ptx = "ptx";
+  CHECK(&select_image(entry_images(e, 90), 90) == &e.cubin);
+  CHECK(&select_image(entry_images(e, 90), 120) == &e.ptx);
+  CHECK_THROWS_AS(select_image(entry_images(e, 90), 80), Error);
 }

@@ -16,6 +16,7 @@
 #include "cujit/error.hpp"
 #include "cujit/precompile.hpp"
 #include "cache/kernel_cache.hpp"
+#include "gpu/kernel_key.hpp"
 #include "gpu/launch.hpp"
 #include "api/manifest.hpp"
 #include "api/precompile.hpp"
@@ -48,8 +49,7 @@ LaunchPlan launch_plan(const Program& p, std::int64_t n) {
 cache::Key launch_key(const Program& p, const KernelLayout& l, const std::string& kernel_name, int arch) {
   CompileOptions co;
   co.arch = arch;
-  return cache::make_key(generate_source(p, l, kernel_name), options_string(co), "sm_" + std::to_string(arch),
-                         nvrtc_version());
+  return kernel_cache_key(generate_source(p, l, kernel_name), co);
 }
 
 std::string layout_for_test(const GpuProgram& g, const std::string& kind, bool index64) {

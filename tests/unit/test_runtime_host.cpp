@@ -18,6 +18,7 @@
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "half.hpp"
+#include "gpu/kernel_key.hpp"
 #include "gpu/launch.hpp"
 #include "gpu/raw_cuda.hpp"
 

@@ -19,6 +19,7 @@
 #include "cache/archive.hpp"
 #include "cujit/precompile.hpp"
 #include "cache/kernel_cache.hpp"
+#include "gpu/kernel_key.hpp"
 #include "gpu/launch.hpp"
 #include "api/manifest.hpp"
 #include "lang/number.hpp"
@@ -151,7 +152,7 @@ int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
     CompileOptions co;
     co.arch = arch;
     co.fast_math = a.fast_math;
-    cache::Key key = cache::make_key(g.source(l), options_string(co), target, nvrtc_version());
+    cache::Key key = kernel_cache_key(g.source(l), co);
     std::printf("%s  %s  %-28s %s (%.1f ms)\n", key.hex().c_str(), target.c_str(), l.key_string().c_str(),
                 compiled ? "compiled" : "already cached", ms);
   }

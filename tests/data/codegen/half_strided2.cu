@@ -16,13 +16,15 @@
 
 // [templates/math.cuh]
 
+// [templates/cast.cuh]
+
 // One element of the program, in compute types (float16 and bfloat16 values
 // are held in float, rounded after every operation). Always inlined: a call
 // per element cost `out = sin(x)*5` a quarter of its bandwidth on an H200
 // (0.71 of a device copy against 0.94), more than the NVRTC time it saves.
 static __device__ __forceinline__ void cj_element(const float v_x, float& v_y, float& v_z) {
-  v_y = cj::rnd_f16(cj::add(cj::rnd_f16(cj::mul(v_x, 2.0f)), 1.0996094f));  // y = x * 2 + 1.1
-  v_z = cj::rnd_f16(cj::sqrt(v_x));  // z = sqrt(x)
+  v_y = cj::cast<cj::f16_tag>(cj::add(cj::cast<cj::f16_tag>(cj::mul(v_x, 2.0f)), 1.0996094f));  // y = x * 2 + 1.1
+  v_z = cj::cast<cj::f16_tag>(cj::sqrt(v_x));  // z = sqrt(x)
 }
 
 // Strided layout: extents and byte strides come by value. The multi-index of

@@ -20,6 +20,8 @@
 
 // [templates/math.cuh]
 
+// [templates/cast.cuh]
+
 // [templates/checks.cuh]
 
 // One element of the program, in compute types (float16 and bfloat16 values
@@ -27,8 +29,8 @@
 // per element cost `out = sin(x)*5` a quarter of its bandwidth on an H200
 // (0.71 of a device copy against 0.94), more than the NVRTC time it saves.
 static __device__ __forceinline__ void cj_element(const cj_i8 v_x, const cj_i64 v_k, float& v_out, bool& v_flag, long long* cj_err) {
-  const cj_i8 v_t = cj::mul(v_x, (cj_i8)(cj::fit<cj_i8>(v_k, 1, cj_err)));  // t = x * k
-  const float v_u = (float)(cj::clip(v_x, (cj_i8)0, (cj_i8)100));  // float32 u = clip(x, 0, 100)
+  const cj_i8 v_t = cj::mul(v_x, cj::cast<cj_i8>(cj::fit<cj_i8>(v_k, 1, cj_err)));  // t = x * k
+  const float v_u = cj::cast<float>(cj::clip(v_x, (cj_i8)0, (cj_i8)100));  // float32 u = clip(x, 0, 100)
   v_out = cj::select(cj::gt(v_t, (cj_i8)3), v_u, cj::neg(v_u));  // out = where(t > 3, u, -u)
   v_out = cj::add(v_out, 1.0f);  // out += 1
   v_flag = cj::land(cj::lnot(cj::eq(v_x, (cj_i8)0)), cj::isfinite_(v_u));  // flag = !(x == 0) && isfinite(u)
