@@ -82,6 +82,13 @@ TEST_CASE("evaluate_split: slices on one GPU listed twice equal one launch", "[m
   HostArray p = random_host(DType::Float64, Shape{5, 6, 7}, rng);
   HostArray q = random_host(DType::Int32, Shape{1, 6, 7}, rng);
   check_split("out = p * q - 1", {{"p", p}, {"q", q}}, {0, 0, 0, 0}, 4);
+  if (device_count() >= 2) {  // real GPUs: x resident on GPU 0 is copied once for GPU 1's slice
+    check_split(prog, in, {0, 1}, 2);
+    check_split(prog, strided, {1, 0}, 2);
+    check_split("out = p * q - 1", {{"p", p}, {"q", q}}, {0, 1, 0, 1}, 4);
+  } else {
+    std::printf("note: one CUDA device here; evaluate_split over two GPUs is checked where there are two\n");
+  }
 }
 
 TEST_CASE("evaluate_split: few rows, empty, 0-d and position-dependent programs", "[multi_gpu]") {
