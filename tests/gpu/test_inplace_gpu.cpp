@@ -16,23 +16,14 @@
 #include "cujit/evaluate.hpp"
 #include "gpu_util.hpp"
 #include "unit/reference.hpp"
+#include "unit/error_of.hpp"
 
 using namespace cujit;
 using namespace cujit::gputest;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f, ErrorCode want) {
-  try {
-    f();
-  } catch (const Error& e) {
-    CHECK(e.code() == want);
-    return e.what();
-  }
-  FAIL("no cujit::Error was thrown");
-  return "";
-}
+using test::error_of;
 
 HostArray random_f64(const Shape& s, std::uint64_t seed) {
   HostArray a(DType::Float64, s);

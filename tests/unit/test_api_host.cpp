@@ -12,22 +12,13 @@
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "gpu/driver.hpp"
+#include "unit/error_of.hpp"
 
 using namespace cujit;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f, ErrorCode want) {
-  try {
-    f();
-  } catch (const Error& e) {
-    CHECK(e.code() == want);
-    return e.what();
-  }
-  FAIL("no cujit::Error was thrown");
-  return "";
-}
+using test::error_of;
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

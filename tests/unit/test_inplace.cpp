@@ -16,22 +16,13 @@
 #include "cpu/eval.hpp"
 #include "gpu/layout.hpp"
 #include "lang/check.hpp"
+#include "unit/error_of.hpp"
 
 using namespace cujit;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f, ErrorCode want) {
-  try {
-    f();
-  } catch (const Error& e) {
-    CHECK(e.code() == want);
-    return e.what();
-  }
-  FAIL("no cujit::Error was thrown");
-  return "";
-}
+using test::error_of;
 
 std::vector<double> random_doubles(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
