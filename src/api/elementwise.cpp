@@ -406,36 +406,6 @@ OutputArrays ElementwiseKernel::call(std::initializer_list<Arg> args, const Call
   return call(args.begin(), args.size(), options);
 }
 
-namespace {
-
-// Copies contiguous host memory into a host view of any strides (the CPU
-// path's given outputs).
-void scatter_host(const ArrayView& dst, const void* src) {
-  const std::size_t item = dst.itemsize();
-  const std::int64_t n = dst.size();
-  const auto* in = static_cast<const unsigned char*>(src);
-  if (dst.is_c_contiguous()) {
-    if (n > 0) std::memcpy(dst.data, in, static_cast<std::size_t>(n) * item);
-    return;
-  }
-  auto* base = static_cast<unsigned char*>(dst.data);
-  std::int64_t idx[kMaxDims] = {};
-  std::int64_t off = 0;
-  for (std::int64_t k = 0; k < n; ++k) {
-    std::memcpy(base + off, in + static_cast<std::size_t>(k) * item, item);
-    for (int d = dst.shape.ndim - 1; d >= 0; --d) {  // an odometer over the multi-index
-      if (++idx[d] < dst.shape[d]) {
-        off += dst.strides[d];
-        break;
-      }
-      off -= (dst.shape[d] - 1) * dst.strides[d];
-      idx[d] = 0;
-    }
-  }
-}
-
-}  // namespace
-
 OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const CallOptions& options) const {
   const Impl& m = *impl_;
   const std::size_t nin = m.ins.size(), nout = m.outs.size();
@@ -546,7 +516,7 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
     check_overlap(p, in_views.data(), out_views.data());
     std::vector<Output> results = evaluate_program(p, inputs, &plan.shape);
     for (std::size_t k = 0; k < nout; ++k)
-      if (!results[k].in_place) scatter_host(out_views[k], results[k].array.data());
+      if (!results[k].in_place) copy_into(out_views[k], results[k].array.view());
   } else if (any_inout && needs_error_slot(p)) {
     // A program that can fail at run time (it waits for the kernel anyway)
     // leaves the arrays it updates as they were: their results go to new
