@@ -317,6 +317,23 @@ struct Options {
   int exp_digits = -1;  // (scientific) at least this many exponent digits (default 2)
 };
 
+// The digits after the point before trimming: the point itself unless
+// DptZeros drops it, then one zero (LeaveOneZero) or zeros up to min_digits
+// (Trim::None). Positional and scientific notation share it.
+void pad_fraction(std::string& b, int& frac, const Options& o) {
+  if (o.trim != Trim::DptZeros && frac == 0) b += '.';
+  int wanted = std::max(o.min_digits, 0);
+  if (o.trim == Trim::LeaveOneZero) {
+    if (frac == 0) {
+      b += '0';
+      ++frac;
+    }
+  } else if (o.trim == Trim::None && wanted > frac) {
+    b.append(static_cast<std::size_t>(wanted - frac), '0');
+    frac = wanted;
+  }
+}
+
 std::string positional(const Digits& d, const std::string& sign, const Options& o) {
   const int nd = static_cast<int>(d.digits.size());
   int whole = 0, frac = 0;
@@ -335,17 +352,7 @@ std::string positional(const Digits& d, const std::string& sign, const Options& 
     frac = nd + zeros;
     whole = 1;
   }
-  if (o.trim != Trim::DptZeros && frac == 0) b += '.';
-  int wanted = std::max(o.min_digits, 0);
-  if (o.trim == Trim::LeaveOneZero) {
-    if (frac == 0) {
-      b += '0';
-      ++frac;
-    }
-  } else if (o.trim == Trim::None && wanted > frac) {
-    b.append(static_cast<std::size_t>(wanted - frac), '0');
-    frac = wanted;
-  }
+  pad_fraction(b, frac, o);
   if (o.trim != Trim::None && frac > 0) {
     while (b.back() == '0') {
       b.pop_back();
@@ -376,17 +383,7 @@ std::string scientific(const Digits& d, const std::string& sign, const Options& 
   b += d.digits[0];
   int frac = static_cast<int>(d.digits.size()) - 1;
   if (frac > 0) b += "." + d.digits.substr(1);
-  if (o.trim != Trim::DptZeros && frac == 0) b += '.';
-  int wanted = std::max(o.min_digits, 0);
-  if (o.trim == Trim::LeaveOneZero) {
-    if (frac == 0) {
-      b += '0';
-      ++frac;
-    }
-  } else if (o.trim == Trim::None && wanted > frac) {
-    b.append(static_cast<std::size_t>(wanted - frac), '0');
-    frac = wanted;
-  }
+  pad_fraction(b, frac, o);
   if (o.trim != Trim::None && frac > 0) {
     while (b.back() == '0') b.pop_back();
     if (o.trim == Trim::LeaveOneZero && b.back() == '.') b += '0';
