@@ -55,7 +55,7 @@ std::optional<KernelLayout> parse_layout_key(const std::string& s) {
   if (head.compare(1, 5, ".i32.") == 0) l.index64 = false;
   else if (head.compare(1, 5, ".i64.") == 0) l.index64 = true;
   else return std::nullopt;
-  // "v4" (contiguous), "d3" (strided, tiles), "v4.d3" (rows): one or two numbers of at most two digits.
+  // "v4" (contiguous), "d3" (strided), "v4.d3" (rows), "v4.l4.s2.d3" (tiles): numbers of at most two digits.
   auto number = [](const std::string& t, char what, int& out) {
     if (t.size() < 2 || t.size() > 3 || t[0] != what || t.find_first_not_of("0123456789", 1) != std::string::npos) return false;
     out = std::stoi(t.substr(1));
@@ -65,8 +65,17 @@ std::optional<KernelLayout> parse_layout_key(const std::string& s) {
   std::size_t dot = rest.find('.');
   bool ok = false;
   if (l.kind == KernelLayout::Kind::Contiguous) ok = number(rest, 'v', l.vec);
-  else if (l.kind == KernelLayout::Kind::Strided || l.kind == KernelLayout::Kind::Tiles) ok = number(rest, 'd', l.ndim);
-  else ok = dot != std::string::npos && number(rest.substr(0, dot), 'v', l.vec) && number(rest.substr(dot + 1), 'd', l.ndim);
+  else if (l.kind == KernelLayout::Kind::Strided) ok = number(rest, 'd', l.ndim);
+  else if (l.kind == KernelLayout::Kind::Tiles) {
+    std::vector<std::string> part;
+    for (std::size_t a = 0, b; a <= rest.size(); a = b + 1) {
+      b = rest.find('.', a);
+      if (b == std::string::npos) b = rest.size();
+      part.push_back(rest.substr(a, b - a));
+    }
+    ok = part.size() == 4 && number(part[0], 'v', l.vec) && number(part[1], 'l', l.load_vec) &&
+         number(part[2], 's', l.store_vec) && number(part[3], 'd', l.ndim);
+  } else ok = dot != std::string::npos && number(rest.substr(0, dot), 'v', l.vec) && number(rest.substr(dot + 1), 'd', l.ndim);
   if (!ok) return std::nullopt;
   auto list = [](const std::string& text, const char* tag, std::vector<Access>& out) {
     if (text.compare(0, 2, tag) != 0) return false;

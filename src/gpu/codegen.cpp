@@ -501,15 +501,17 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   // Rows: a row-contiguous operand's elements from its row's start: e_x for
   // p_x, f_x for the output side q_x of an in/out parameter.
   auto row_ptr = [&](const std::string& ptr) { return (ptr[0] == 'q' ? "f_" : "e_") + ptr.substr(2); };
-  // Tiles: the element (cj_r, cj_c) of the tile's outer offset.
+  // Tiles: a vector of a thread's block row, and the bytes where that row
+  // starts in an operand (e_x, f_x as in rows layouts).
   const std::string last = std::to_string(l.ndim - 1), second = std::to_string(l.ndim - 2);
-  auto tile_ref = [&](const std::string& ptr) {
-    std::string s = std::to_string(row[ptr]);
-    return "cj::at(" + ptr + ", cj_o[" + s + "] + (cj_off)cj_r * cj_l.stride[" + s + "][" + second +
-           "] + (cj_off)cj_c * cj_l.stride[" + s + "][" + last + "])";
+  auto tile_vec = [](DType t, int n) { return "cj_tv<" + stype(t) + ", " + std::to_string(n) + ">::t"; };
+  auto tile_row = [&](const std::string& ptr, bool in) {
+    std::string s = std::to_string(row[ptr]), c = in ? "const " : "";
+    return c + "char* const " + row_ptr(ptr) + " = reinterpret_cast<" + c + "char*>(" + ptr + ") + cj_o[" + s +
+           "] + (cj_off)cj_rr * cj_l.stride[" + s + "][" + second + "] + (cj_off)(cj_V * cj_cv) * cj_l.stride[" + s + "][" +
+           last + "];";
   };
   auto elem_ref = [&](const std::string& ptr, Access a) {  // the element of a Contig/Strided operand at k
-    if (tiles) return tile_ref(ptr);
     if (rows) return row_ptr(ptr) + "[cj_kc]";
     if (a == Access::Strided) return offset(ptr);
     return ptr + "[cj_k]";
@@ -548,12 +550,28 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
         case Access::Value: setup.push_back(decl + g.load_value(q.dtype, arg_name(q.name)) + ";"); break;
         case Access::Uniform: setup.push_back(decl + g.load_value(q.dtype, ptr_name(q.name) + "[0]") + ";"); break;
         case Access::RowScalar: row_setup.push_back(decl + g.load_value(q.dtype, offset(ptr_name(q.name))) + ";"); break;
-        case Access::Tiled:
-          tile_decl.push_back("__shared__ " + stype(q.dtype) + " cj_t_" + q.name + "[32][33];  // padded: a column read hits 32 banks");
-          tile_load.push_back("cj_t_" + q.name + "[cj_ty + cj_j][cj_tx] = " + tile_ref(ptr_name(q.name)) + ";");
-          load.push_back(decl + g.load_value(q.dtype, "cj_t_" + q.name + "[cj_tx][cj_ty + cj_j]") + ";");
+        case Access::Tiled: {
+          const std::string st = std::to_string(row[ptr_name(q.name)]), tv = tile_vec(q.dtype, l.vec);
+          tile_decl.push_back("__shared__ " + tv + " cj_t_" + q.name + "[" + std::to_string(16 * l.vec) + "][16];");
+          tile_load.push_back("cj_tile_in<" + stype(q.dtype) + ", " + std::to_string(l.vec) + ", " + std::to_string(l.load_vec) +
+                              ", cj_idx, cj_off>(cj_t_" + q.name + ", reinterpret_cast<const char*>(" + ptr_name(q.name) +
+                              ") + cj_o[" + st + "] + (cj_off)(cj_V * cj_lr) * (cj_off)sizeof(" + stype(q.dtype) +
+                              ") + (cj_off)(cj_V * cj_lc) * cj_l.stride[" + st + "][" + last + "], cj_l.stride[" + st + "][" + last +
+                              "], cj_r0 + cj_V * cj_lr, cj_nr, cj_c0 + cj_V * cj_lc, cj_nc, cj_lr, cj_lc);");
+          vload.push_back("const " + tv + " a_" + q.name + " = cj_t_" + q.name + "[cj_rr][cj_cv ^ ((cj_rr / cj_V) & 15)];");
+          velem.push_back(decl + g.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
           break;
+        }
         default:
+          if (tiles) {
+            const std::string st = std::to_string(row[ptr_name(q.name)]), tv = tile_vec(q.dtype, l.vec);
+            row_setup.push_back(tile_row(ptr_name(q.name), true));
+            vload.push_back("const " + tv + " a_" + q.name + " = cj_row_in<" + stype(q.dtype) + ", " + std::to_string(l.vec) +
+                            ", " + std::to_string(l.store_vec) + ">(" + row_ptr(ptr_name(q.name)) + ", cj_l.stride[" + st + "][" +
+                            last + "], cj_cn);");
+            velem.push_back(decl + g.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
+            break;
+          }
           if (rows)
             row_setup.push_back("const " + stype(q.dtype) + "* const " + row_ptr(ptr_name(q.name)) + " = &" +
                                 offset(ptr_name(q.name)) + ";");
@@ -578,7 +596,14 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     load.push_back(ctype(v.dtype) + " " + val + ";");
     if (rows) row_setup.push_back(stype(v.dtype) + "* const " + row_ptr(ptr) + " = &" + offset(ptr) + ";");
     store.push_back(elem_ref(ptr, l.outputs[k]) + " = " + g.store_value(v.dtype, val) + ";");
-    if (vectors) {
+    if (tiles) {
+      row_setup.push_back(tile_row(ptr, false));
+      vload.push_back(tile_vec(v.dtype, l.vec) + " " + vec + ";");
+      velem.push_back(ctype(v.dtype) + " " + val + ";");
+      vstore_elem.push_back(vec + ".v[cj_j] = " + g.store_value(v.dtype, val) + ";");
+      vstore.push_back("cj_row_out<" + stype(v.dtype) + ", " + std::to_string(l.vec) + ", " + std::to_string(l.store_vec) + ">(" +
+                       row_ptr(ptr) + ", " + vec + ", cj_cn);");
+    } else if (vectors) {
       vload.push_back(vec_type(v.dtype) + " " + vec + ";");
       velem.push_back(ctype(v.dtype) + " " + val + ";");
       vstore_elem.push_back(vec + ".v[cj_j] = " + g.store_value(v.dtype, val) + ";");
@@ -616,7 +641,9 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   std::string layout_text = l.key_string() + " (" +
                             (strided ? std::to_string(l.ndim) + "-d strided"
                              : rows  ? std::to_string(l.ndim) + "-d rows, " + std::to_string(l.vec) + " per vector"
-                             : tiles ? std::to_string(l.ndim) + "-d tiles"
+                             : tiles ? std::to_string(l.ndim) + "-d tiles of " + std::to_string(16 * l.vec) + ", vectors of " +
+                                           std::to_string(l.load_vec) + " down a tiled column and " + std::to_string(l.store_vec) +
+                                           " along a row"
                              : vector ? "contiguous, " + std::to_string(l.vec) + " per vector" : "contiguous") +
                             ", " + (l.index64 ? "64" : "32") + "-bit index)";
 
@@ -688,9 +715,17 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
     vars["NDIM"] = std::to_string(l.ndim);
     vars["NSTRIDED"] = std::to_string(strided_names.size());
     vars["OFFSET_T"] = l.index64 ? "long long" : "int";
+    vars["V"] = std::to_string(l.vec);
+    vars["VL"] = std::to_string(l.load_vec);
+    vars["VS"] = std::to_string(l.store_vec);
     vars["TILES"] = join(tile_decl, "\n");
     vars["TILE_LOAD"] = join(tile_load, "\n");
-    vars["INDEX"] = g.uses_index_ ? "const cj_idx cj_k = (cj_b * cj_nr + cj_r) * cj_nc + cj_c;" : "";
+    vars["ROW"] = join(row_setup, "\n");
+    vars["VLOAD"] = join(vload, "\n");
+    vars["VELEM"] = join(velem, "\n");
+    vars["VSTORE_ELEM"] = join(vstore_elem, "\n");
+    vars["VSTORE"] = join(vstore, "\n");
+    vars["VINDEX"] = g.uses_index_ ? "const cj_idx cj_k = (cj_b * cj_nr + cj_r) * cj_nc + cj_c + cj_j;" : "";
     std::string nd = std::to_string(l.ndim), srows = "[" + std::to_string(strided_names.size()) + "][" + nd + "];  // bytes; rows: " + join(strided_names, ", ");
     if (l.index64) {
       vars["LAYOUT_FIELDS"] = "unsigned long long shape[" + nd + "];\nlong long stride" + srows;

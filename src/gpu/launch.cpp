@@ -101,7 +101,7 @@ struct Prepared {
   const LayoutKernel* kernel = nullptr;  // null when n == 0
   CUfunction fn = nullptr;
   unsigned grid = 0, block = 0;
-  unsigned grid_y = 1, grid_z = 1, block_y = 1;  // Rows layouts: y over rows; Tiles: y, z over tile rows, outer dims
+  unsigned grid_y = 1, grid_z = 1, block_y = 1;  // Rows layouts: y over rows
   std::vector<unsigned char> layout_arg;
   std::string layout;
 };
@@ -348,13 +348,13 @@ struct GpuProgram::Impl {
       pr->fn = od.fn;
       pr->block = static_cast<unsigned>(od.block);
       if (plan.layout.kind == KernelLayout::Kind::Tiles) {
-        // 32x8 threads a 32x32 tile (any kernel can run 256 threads: at most 255 registers each).
+        // 256 threads a tile (the kernel's __launch_bounds__), a block a tile
+        // up to the grid's limit (the kernel loops over the rest).
+        const std::int64_t side = 16 * plan.layout.vec;
         const std::int64_t batch = plan.rows * plan.inner > 0 ? plan.n / (plan.rows * plan.inner) : 0;
-        pr->block = 32;
-        pr->block_y = 8;
-        pr->grid = static_cast<unsigned>(std::min<std::int64_t>((plan.inner + 31) / 32, od.max_grid));
-        pr->grid_y = static_cast<unsigned>(std::min<std::int64_t>((plan.rows + 31) / 32, kMaxGridY));
-        pr->grid_z = static_cast<unsigned>(std::min<std::int64_t>(batch, kMaxGridY));
+        const std::int64_t tiles = batch * ((plan.rows + side - 1) / side) * ((plan.inner + side - 1) / side);
+        pr->block = 256;
+        pr->grid = static_cast<unsigned>(std::min<std::int64_t>(tiles, od.max_grid));
       } else if (plan.layout.kind == KernelLayout::Kind::Rows) {
         // One vector step a thread, as the contiguous layout: x threads across a
         // row (a power of two, no more than a row's steps need), the rest of the

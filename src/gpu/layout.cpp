@@ -35,7 +35,8 @@ char access_letter(Access a) {
 std::string KernelLayout::key_string() const {
   std::string s = kind == Kind::Contiguous ? "c" : kind == Kind::Strided ? "s" : kind == Kind::Rows ? "r" : "t";
   s += index64 ? ".i64" : ".i32";
-  if (kind == Kind::Contiguous || kind == Kind::Rows) s += ".v" + std::to_string(vec);
+  if (kind == Kind::Contiguous || kind == Kind::Rows || kind == Kind::Tiles) s += ".v" + std::to_string(vec);
+  if (kind == Kind::Tiles) s += ".l" + std::to_string(load_vec) + ".s" + std::to_string(store_vec);
   if (kind != Kind::Contiguous) s += ".d" + std::to_string(ndim);
   s += "|o:";
   for (std::size_t k = 0; k < outputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(outputs[k]));
@@ -45,8 +46,8 @@ std::string KernelLayout::key_string() const {
 }
 
 bool KernelLayout::operator==(const KernelLayout& o) const {
-  return kind == o.kind && index64 == o.index64 && vec == o.vec && ndim == o.ndim && outputs == o.outputs &&
-         inputs == o.inputs;
+  return kind == o.kind && index64 == o.index64 && vec == o.vec && load_vec == o.load_vec && store_vec == o.store_vec &&
+         ndim == o.ndim && outputs == o.outputs && inputs == o.inputs;
 }
 
 namespace {
@@ -82,11 +83,12 @@ KernelLayout rows_layout(const Program& p, int ndim, int vec, bool index64) {
   return l;
 }
 
-KernelLayout tiles_layout(const Program& p, int ndim, bool index64) {
+KernelLayout tiles_layout(const Program& p, int ndim, int vec, bool index64) {
   KernelLayout l = base_layout(p, Access::Tiled);
   for (Access& a : l.outputs) a = Access::Strided;
   l.kind = KernelLayout::Kind::Tiles;
   l.ndim = ndim;
+  l.vec = l.load_vec = l.store_vec = vec;
   l.index64 = index64;
   return l;
 }
@@ -138,7 +140,10 @@ void validate_layout(const Program& p, const KernelLayout& l) {
     if (l.ndim < 2 || l.ndim > kMaxDims) bad("ndim must be 2.." + std::to_string(kMaxDims));
     if (any_contig || any_row_scalar) bad("a tiles layout reaches its operands by strides or tiles");
     if (!any_tiled) bad("a tiles layout needs a tiled input");
-    if (l.vec != 1) bad("a tiles layout does not vectorize");
+    auto side = [](int v) { return v == 1 || v == 2 || v == 4; };
+    if (!side(l.vec) || l.vec > kMaxTileVec) bad("vec must be 1, 2 or 4");
+    if (!side(l.load_vec) || !side(l.store_vec) || l.load_vec > l.vec || l.store_vec > l.vec)
+      bad("load_vec and store_vec must be 1, 2 or 4 and at most vec");
   } else if (rows) {
     if (l.ndim < 2 || l.ndim > kMaxDims) bad("ndim must be 2.." + std::to_string(kMaxDims));
     if (any_contig) bad("a rows layout reaches its operands by rows (strided), not contiguous");
@@ -149,6 +154,7 @@ void validate_layout(const Program& p, const KernelLayout& l) {
   }
   if (any_row_scalar && !rows) bad("only a rows layout has per-row operands");
   if (any_tiled && !tiles) bad("only a tiles layout has tiled operands");
+  if (!tiles && (l.load_vec != 1 || l.store_vec != 1)) bad("only a tiles layout has load_vec and store_vec");
 }
 
 std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vector<std::int64_t>& full_shape,
@@ -552,20 +558,29 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
     // Tiles: outputs contiguous along the last dimension, some input along the
     // second-last instead (its last-dimension stride neither 0 nor its itemsize).
     const std::size_t nd = dims.size();
-    bool tiles = nd >= 2, any_tiled = false;
-    std::size_t tile_bytes = 0;
-    for (std::size_t o = 0; tiles && o < all.size(); ++o) {
+    auto is_tiled = [&](std::size_t o) {
       const std::int64_t inner = dims[nd - 1].st[o], item = all[o]->item;
-      if (all[o]->output) {
-        tiles = inner == item;
-      } else if (inner != item && inner != 0 && dims[nd - 2].st[o] == item) {
-        any_tiled = true;
-        tile_bytes += 32 * 33 * static_cast<std::size_t>(item);
-      }
+      return !all[o]->output && inner != item && inner != 0 && dims[nd - 2].st[o] == item;
+    };
+    bool tiles = nd >= 2, any_tiled = false;
+    for (std::size_t o = 0; tiles && o < all.size(); ++o) {
+      if (all[o]->output) tiles = dims[nd - 1].st[o] == all[o]->item;
+      any_tiled = any_tiled || is_tiled(o);
     }
-    if (tiles && any_tiled && tile_bytes <= kMaxTileBytes) {
+    // The block side: as wide as the vectors go, halved until the tiles fit.
+    int side = std::min(kMaxTileVec, preferred_vec(p, max_vector));
+    auto shared_bytes = [&](int v) {
+      std::size_t b = 0;
+      for (std::size_t o = 0; o < all.size(); ++o)
+        if (is_tiled(o)) b += tile_bytes(v, static_cast<std::size_t>(all[o]->item));
+      return b;
+    };
+    if (tiles && any_tiled)
+      while (side > 1 && shared_bytes(side) > kMaxTileBytes) side /= 2;
+    if (tiles && any_tiled && shared_bytes(side) <= kMaxTileBytes) {
       l.kind = KernelLayout::Kind::Tiles;
       l.ndim = static_cast<int>(nd);
+      l.vec = side;
       l.index64 = needs_wide(dims, all.size());
       std::vector<std::int64_t> ext;
       std::vector<std::vector<std::int64_t>> tiles_st(all.size());
@@ -573,11 +588,33 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
         ext.push_back(d.extent);
         for (std::size_t o = 0; o < all.size(); ++o) tiles_st[o].push_back(d.st[o]);
       }
-      for (std::size_t o = 0; o < all.size(); ++o) {
-        const std::int64_t inner = dims[nd - 1].st[o], item = all[o]->item;
-        const bool tiled = !all[o]->output && inner != item && inner != 0 && dims[nd - 2].st[o] == item;
-        access(*all[o]) = tiled ? Access::Tiled : Access::Strided;
-      }
+      for (std::size_t o = 0; o < all.size(); ++o) access(*all[o]) = is_tiled(o) ? Access::Tiled : Access::Strided;
+      // A vector of n elements starts at an element whose index in its
+      // contiguous dimension is a multiple of n: aligned when the address and
+      // every other stride are.
+      auto fits = [&](std::size_t o, int n, std::size_t unit_dim) {
+        if (!aligned(static_cast<std::int64_t>(all[o]->address), n, all[o]->item)) return false;
+        for (std::size_t d = 0; d < nd; ++d)
+          if (d != unit_dim && !aligned(tiles_st[o][d], n, all[o]->item)) return false;
+        return true;
+      };
+      auto widest = [&](auto ok) {
+        int n = side;
+        while (n > 1 && !ok(n)) n /= 2;
+        return n;
+      };
+      l.load_vec = widest([&](int n) {
+        for (std::size_t o = 0; o < all.size(); ++o)
+          if (is_tiled(o) && !fits(o, n, nd - 2)) return false;
+        return true;
+      });
+      // Other inputs contiguous along the rows are read in vectors too (the
+      // kernel checks their unit stride); the rest one element at a time.
+      l.store_vec = widest([&](int n) {
+        for (std::size_t o = 0; o < all.size(); ++o)
+          if (!is_tiled(o) && dims[nd - 1].st[o] == all[o]->item && !fits(o, n, nd - 1)) return false;
+        return true;
+      });
       plan.rows = dims[nd - 2].extent;
       plan.inner = dims[nd - 1].extent;
       plan.layout_arg = pack_layout_arg(l, ext, tiles_st);

@@ -46,13 +46,17 @@ struct KernelLayout {
     // the row count, the outer extents and each Strided/RowScalar operand's
     // outer byte strides. The launch is a 2-D grid: x over a row, y over rows.
     Rows,
-    // 32x32 tiles of the last two dimensions (and a loop over the others): a
-    // Tiled input (contiguous down a column, e.g. x.T) is read a tile column
-    // per warp into shared memory, then every operand is read and written a
-    // tile row per warp, so both sides coalesce. Outputs are contiguous along
-    // the last dimension; other inputs are Strided (any strides). The Layout
-    // argument is a Strided layout's. The grid is x: tile columns, y: tile
-    // rows, z: the outer dimensions.
+    // Square tiles of 16*vec elements a side over the last two dimensions (and
+    // the others one tile at a time), 256 threads a tile, each moving a
+    // vec x vec block: a Tiled input (contiguous down a column, e.g. x.T) is
+    // read in vectors down its columns, transposed in registers and stored
+    // into shared memory in vectors of a row (an XOR swizzle keeps both sides
+    // free of bank conflicts); then every other operand is read and written
+    // in vectors along the rows, so both sides coalesce with wide accesses.
+    // Outputs are contiguous along the last dimension; other inputs are
+    // Strided (any strides: those contiguous along the last dimension in
+    // vectors, the rest one element at a time). The Layout argument is a
+    // Strided layout's. The grid is 1-D over the tiles.
     Tiles,
   };
   Kind kind = Kind::Contiguous;
@@ -62,7 +66,13 @@ struct KernelLayout {
   // Contiguous and Rows: elements per vector step (1, 2, 4, 8 or 16); > 1 needs every
   // Contig pointer (Rows: every Strided operand's row start) aligned to
   // min(16, vec * itemsize) bytes (see max_vec()).
+  // Tiles: the side of a thread's block (1, 2 or 4; the tile is 16*vec a side).
   int vec = 1;
+  // Tiles: elements a Tiled input's loads move (down a column) and the outputs'
+  // and other inputs' accesses (along a row) move; each divides vec and needs
+  // the operands' addresses and strides (but the contiguous one) aligned to
+  // min(16, n * itemsize) bytes. 1 in other layouts.
+  int load_vec = 1, store_vec = 1;
   // Strided: number of dimensions of the (coalesced) iteration shape, 1..8;
   // Rows and Tiles: 2..8, the last one the inner dimension.
   int ndim = 0;
@@ -70,7 +80,7 @@ struct KernelLayout {
   std::vector<Access> inputs;   // per Program::inputs: Raw for raw, Value for weak, any but Raw otherwise
 
   // Stable text naming every choice above, e.g. "c.i32.v4|o:c|i:c,v,r" or
-  // "s.i64.d3|o:s|i:s,u", "r.i32.v4.d2|o:s|i:b,s" or "t.i32.d2|o:s|i:t"; part of the kernel cache key.
+  // "s.i64.d3|o:s|i:s,u", "r.i32.v4.d2|o:s|i:b,s" or "t.i32.v4.l4.s2.d2|o:s|i:t"; part of the kernel cache key.
   std::string key_string() const;
   bool operator==(const KernelLayout& o) const;
   bool operator!=(const KernelLayout& o) const { return !(*this == o); }
@@ -84,11 +94,19 @@ KernelLayout strided_layout(const Program& p, int ndim, bool index64 = false);
 // (contiguous along the rows).
 KernelLayout rows_layout(const Program& p, int ndim, int vec = 1, bool index64 = false);
 // Tiles layout: weak inputs by Value, raw ones Raw, every other input Tiled,
-// outputs Strided.
-KernelLayout tiles_layout(const Program& p, int ndim, bool index64 = false);
-// Shared memory a Tiles kernel may use for its tiles (one 32x33 tile per Tiled
-// input); beyond it the planner falls back to a Strided layout.
+// outputs Strided; load_vec and store_vec equal to vec.
+KernelLayout tiles_layout(const Program& p, int ndim, int vec = 1, bool index64 = false);
+// Shared memory a Tiles kernel may use for its tiles (one tile of
+// (16*vec)^2 elements per Tiled input): the planner halves vec until they
+// fit, and falls back to a Strided layout where even vec 1 does not.
 constexpr std::size_t kMaxTileBytes = 32 * 1024;
+// The widest block side of a Tiles layout: 4 (16-byte float32 vectors; 8-byte
+// float16 ones, as a 128x128 float16 tile would take 32 KiB).
+constexpr int kMaxTileVec = 4;
+// Bytes of shared memory one Tiled input of this itemsize takes at block side vec.
+inline std::size_t tile_bytes(int vec, std::size_t itemsize) {
+  return 256 * static_cast<std::size_t>(vec) * static_cast<std::size_t>(vec) * itemsize;
+}
 // The widest vector step whose loads stay within 16 bytes: 16 / the largest
 // itemsize among the outputs and the array (non-weak, non-raw) inputs.
 int max_vec(const Program& p);
@@ -129,7 +147,7 @@ struct LaunchPlan {
   std::int64_t n = 0;                      // its element count: the Count argument
   std::vector<unsigned char> layout_arg;   // the Layout argument (Strided and Rows layouts), from pack_layout_arg
   // Rows layouts: the row count and the inner extent; Tiles layouts: the
-  // second-last and last extents (the grid's shape).
+  // second-last and last extents (the tiles' grid is over these and the batch).
   std::int64_t rows = 0, inner = 0;
 };
 
@@ -153,7 +171,11 @@ struct LaunchPlan {
 // `force_index64` (a test hook). Contiguous and Rows layouts vectorize up to
 // min(max_vec, max_vector) elements, halved until every vector is aligned to
 // its size (Rows: each row's start, so the outer strides too), and halved
-// while a vector step would be wider than the inner extent (Rows).
+// while a vector step would be wider than the inner extent (Rows). Tiles
+// layouts take the block side min(kMaxTileVec, preferred_vec), halved while
+// the tiles would pass kMaxTileBytes, and halve the load and store vectors
+// from it until aligned (a tiled input's address and strides but the unit
+// one; the outputs' and row-contiguous inputs' address and outer strides).
 // Outputs must not overlap one another or an input except element for element.
 LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
                        int max_vector = 4, bool force_index64 = false, bool rows = true);

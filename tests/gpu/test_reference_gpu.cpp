@@ -441,7 +441,11 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
         // first_kind: 0 all (N,); 1 first array (1,); 2 first (7,1); 3 first 0-d host value; 4 first 0-d device;
         // rows: 5 first (6,1), the others (1024,); 6 first (3,1,64), the others (1,5,1);
         // 7 first (6,1), the others (6,1024) padded and unaligned; 8 first (0,1), the others (1024,);
-        // tiles: 9 first (37,29) transposed, the others (37,29); 10 first (3,37,29) transposed, the others (29,)
+        // tiles: 9 first (37,29) transposed, the others (37,29); 10 first (3,37,29) transposed, the others (29,);
+        // 11 first (33,65) transposed, the others (33,65) (no vectors); 12 first (68,136) transposed, the
+        // others (68,136) (whole vectors, edge tiles); 13 first (68,136) transposed, the others (136,);
+        // 14 first (2,70,66) transposed, the others (2,70,66) (vectors of 2, a batch); 15 first (1,1000) and
+        // 16 first (1000,1) transposed, the others the same (one dimension after merging: no tiles)
         std::vector<Operand> ops;
         for (std::size_t k = 0; k < c.inputs.size(); ++k) {
           const bool first = static_cast<int>(k) == first_free;
@@ -468,7 +472,13 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
               case 7: s = f ? Shape{6, 1} : Shape{6, 1024}; if (!f) o.place = Place::RowsPadded; break;
               case 8: s = f ? Shape{0, 1} : Shape{1024}; break;
               case 9: s = Shape{37, 29}; if (f) o.place = Place::Transposed; break;
-              default: s = f ? Shape{3, 37, 29} : Shape{29}; if (f) o.place = Place::Transposed; break;
+              case 10: s = f ? Shape{3, 37, 29} : Shape{29}; if (f) o.place = Place::Transposed; break;
+              case 11: s = Shape{33, 65}; if (f) o.place = Place::Transposed; break;
+              case 12: s = Shape{68, 136}; if (f) o.place = Place::Transposed; break;
+              case 13: s = f ? Shape{68, 136} : Shape{136}; if (f) o.place = Place::Transposed; break;
+              case 14: s = Shape{2, 70, 66}; if (f) o.place = Place::Transposed; break;
+              case 15: s = Shape{1, 1000}; if (f) o.place = Place::Transposed; break;
+              default: s = Shape{1000, 1}; if (f) o.place = Place::Transposed; break;
             }
           }
           o.values = HostArray(in.array.dtype(), s);
@@ -505,6 +515,14 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
         run(g, "tiles (37,29) transposed", tiles, false, false);
         run(g64, "index64 tiles (37,29) transposed", tiles, false, false);
         if (!any_updated) run(g, "tiles 3-d (3,37,29) transposed", random_ops(Place::Contig, 10), false, false);
+        run(g, "tiles (33,65) transposed", random_ops(Place::Contig, 11), false, false);
+        auto tiles_big = random_ops(Place::Contig, 12);
+        run(g, "tiles (68,136) transposed", tiles_big, false, false);
+        run(g64, "index64 tiles (68,136) transposed", tiles_big, false, false);
+        if (!any_updated) run(g, "tiles (68,136) transposed x (136,)", random_ops(Place::Contig, 13), false, false);
+        run(g, "tiles 3-d (2,70,66) transposed", random_ops(Place::Contig, 14), false, false);
+        run(g, "transposed (1,1000)", random_ops(Place::Contig, 15), false, false);
+        run(g, "transposed (1000,1)", random_ops(Place::Contig, 16), false, false);
         run(g, "host 0-d value", random_ops(Place::Contig, 3), false, false);
         run(g, "device 0-d", random_ops(Place::Contig, 4), false, false);
       }

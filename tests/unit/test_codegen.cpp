@@ -188,10 +188,14 @@ TEST_CASE("codegen: layout keys name every choice", "[codegen]") {
   r3b.inputs[0] = Access::RowScalar;
   CHECK(r2.key_string() == "r.i32.v4.d2|o:s|i:s,s,v,r");
   CHECK(r3b.key_string() == "r.i64.v4.d3|o:s|i:b,s,v,r");
-  KernelLayout t2 = tiles_layout(p, 2);
+  KernelLayout t2 = tiles_layout(p, 2, 4);
   t2.inputs[1] = Access::Strided;
-  CHECK(t2.key_string() == "t.i32.d2|o:s|i:t,s,v,r");
-  std::vector<KernelLayout> all = {c, v, c64, s2, s3, s3u, r2, r3b, t2};
+  t2.store_vec = 2;
+  CHECK(t2.key_string() == "t.i32.v4.l4.s2.d2|o:s|i:t,s,v,r");
+  KernelLayout t2l = t2;
+  t2l.load_vec = 1;
+  CHECK(t2l.key_string() == "t.i32.v4.l1.s2.d2|o:s|i:t,s,v,r");
+  std::vector<KernelLayout> all = {c, v, c64, s2, s3, s3u, r2, r3b, t2, t2l};
   for (std::size_t a = 0; a < all.size(); ++a)
     for (std::size_t b = 0; b < all.size(); ++b) {
       CHECK((all[a].key_string() == all[b].key_string()) == (a == b));
@@ -320,10 +324,17 @@ TEST_CASE("codegen: layouts that do not fit the program are bugs of the caller",
   KernelLayout rv = r; rv.vec = 3;                         CHECK(rejects(rv));
   KernelLayout sb = strided_layout(p, 2); sb.inputs[0] = Access::RowScalar;
   CHECK(rejects(sb));  // per-row operands only in rows layouts
-  // Tiles: a tiled input, strided outputs, no vectors; tiled inputs only there.
+  // Tiles: a tiled input, strided outputs, blocks of 1, 2 or 4 with load and
+  // store vectors no wider; tiled inputs and those vectors only there.
   KernelLayout t = tiles_layout(p, 2);                     CHECK_FALSE(rejects(t));
+  KernelLayout t4 = tiles_layout(p, 2, 4);                 CHECK_FALSE(rejects(t4));
+  KernelLayout t4s = t4; t4s.store_vec = 1;                CHECK_FALSE(rejects(t4s));
   KernelLayout tn = t; tn.inputs[0] = Access::Strided;     CHECK(rejects(tn));  // no tiled input
-  KernelLayout tv = t; tv.vec = 4;                         CHECK(rejects(tv));
+  KernelLayout tv = tiles_layout(p, 2, 8);                 CHECK(rejects(tv));
+  KernelLayout tv3 = tiles_layout(p, 2, 3);                CHECK(rejects(tv3));
+  KernelLayout tl = t; tl.load_vec = 2;                    CHECK(rejects(tl));  // wider than the block
+  KernelLayout ts = t4; ts.store_vec = 3;                  CHECK(rejects(ts));
+  KernelLayout rl = rows_layout(p, 2, 4); rl.load_vec = 4; CHECK(rejects(rl));
   KernelLayout tb = t; tb.inputs[0] = Access::RowScalar;   CHECK(rejects(tb));
   KernelLayout t1 = tiles_layout(p, 1);                    CHECK(rejects(t1));
   KernelLayout st = strided_layout(p, 2); st.inputs[0] = Access::Tiled;
@@ -422,7 +433,7 @@ TEST_CASE("plan_launch: broadcasting is rows or strided, with merged dimensions"
   Shape tshape{2, 3, 4};
   OperandView x = view(DType::Float64, tshape, 0x10000, Shape{8, 64, 16});  // strides of a (3,4,2) array, transposed
   LaunchPlan b = plan_launch(p, {x, view(DType::Float64, tshape)}, {view(DType::Float64, tshape)});
-  CHECK(b.layout.key_string() == "t.i32.d2|o:s|i:t,s");
+  CHECK(b.layout.key_string() == "t.i32.v2.l2.s2.d2|o:s|i:t,s");  // float64: blocks of 2, 16-byte vectors
   CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 12}, {{96, 8}, {8, 16}, {96, 8}}));
   LaunchPlan bs = plan_launch(p, {x, view(DType::Float64, tshape)}, {view(DType::Float64, tshape)}, 4, false, false);
   CHECK(bs.layout.key_string() == "s.i32.d2|o:c|i:s,c");
@@ -521,15 +532,25 @@ TEST_CASE("plan_launch: transposed inputs go through tiles", "[codegen]") {
   // x.T of a (6,4) array against a contiguous (4,6) y.
   OperandView xt = view(f, {4, 6}, 0x10000, Shape{4, 16});
   LaunchPlan a = plan(xt, view(f, {4, 6}), view(f, {4, 6}));
-  CHECK(a.layout.key_string() == "t.i32.d2|o:s|i:t,s");
+  // Blocks of 4; x's columns are 16 bytes apart (4-wide loads), z's and y's
+  // rows 24 (2-wide stores and loads).
+  CHECK(a.layout.key_string() == "t.i32.v4.l4.s2.d2|o:s|i:t,s");
   CHECK(a.rows == 4);
   CHECK(a.inner == 6);
   CHECK(a.layout_arg == pack_layout_arg(a.layout, {4, 6}, {{24, 4}, {4, 16}, {24, 4}}));
-  // Broadcast y along the rows is fine; so is an odd extent.
-  CHECK(plan(view(f, {5, 7}, 0x10000, Shape{4, 20}), view(f, {7}), view(f, {5, 7})).layout.key_string() == "t.i32.d2|o:s|i:t,s");
+  // Broadcast y along the rows is fine; so is an odd extent (scalar loads and stores).
+  CHECK(plan(view(f, {5, 7}, 0x10000, Shape{4, 20}), view(f, {7}), view(f, {5, 7})).layout.key_string() == "t.i32.v4.l1.s1.d2|o:s|i:t,s");
+  // A misaligned address halves the vector of its side only.
+  CHECK(plan(view(f, {4, 8}, 0x10008, Shape{4, 16}), view(f, {4, 8}), view(f, {4, 8})).layout.key_string() == "t.i32.v4.l2.s4.d2|o:s|i:t,s");
+  CHECK(plan(xt, view(f, {4, 6}, 0x10004), view(f, {4, 6})).layout.key_string() == "t.i32.v4.l4.s1.d2|o:s|i:t,s");
+  // A y with no unit stride (every second column) does not limit the store vector.
+  CHECK(plan(view(f, {4, 8}, 0x10000, Shape{4, 16}), view(f, {4, 8}, 0x10004, Shape{64, 8}), view(f, {4, 8})).layout.key_string() ==
+        "t.i32.v4.l4.s4.d2|o:s|i:t,s");
+  // max_vector bounds the block side.
+  CHECK(plan_launch(p, {xt, view(f, {4, 6})}, {view(f, {4, 6})}, 2).layout.key_string() == "t.i32.v2.l2.s2.d2|o:s|i:t,s");
   // A batch of transposes, (2,4,6) from (2,6,4): three dimensions, the outer one per tile.
   LaunchPlan b = plan(view(f, {2, 4, 6}, 0x10000, Shape{96, 4, 16}), view(f, {2, 4, 6}), view(f, {2, 4, 6}));
-  CHECK(b.layout.key_string() == "t.i32.d3|o:s|i:t,s");
+  CHECK(b.layout.key_string() == "t.i32.v4.l4.s2.d3|o:s|i:t,s");
   CHECK(b.layout_arg == pack_layout_arg(b.layout, {2, 4, 6}, {{96, 24, 4}, {96, 4, 16}, {96, 24, 4}}));
   // A transposed output is not tiled (its writes would not coalesce): strided.
   CHECK(plan(xt, view(f, {4, 6}), view(f, {4, 6}, 0x10000, Shape{4, 16})).layout.kind == KernelLayout::Kind::Strided);
@@ -537,12 +558,22 @@ TEST_CASE("plan_launch: transposed inputs go through tiles", "[codegen]") {
   CHECK(plan(xt, view(f, {4, 6}), view(f, {4, 6}), false).layout.key_string() == "s.i32.d2|o:c|i:s,c");
   // Every second column of x.T is neither a row nor a tile: strided.
   CHECK(plan(view(f, {4, 6}, 0x10000, Shape{8, 32}), view(f, {4, 6}), view(f, {4, 6})).layout.kind == KernelLayout::Kind::Strided);
-  // Tiles beyond kMaxTileBytes of shared memory: strided (three complex128 tiles are 50 KiB).
+  // Tiles within kMaxTileBytes of shared memory: three float32 tiles of 64
+  // (48 KiB) become three of 32 (12 KiB); nine complex128 tiles of 16 (36 KiB)
+  // do not fit at all: strided; eight (32 KiB) do.
+  Program p3 = compile_program("z = x + y + w", {in("x", f), in("y", f), in("w", f)});
+  OperandView x8 = view(f, {8, 8}, 0x10000, Shape{4, 32});
+  CHECK(plan_launch(p3, {x8, x8, x8}, {view(f, {8, 8})}).layout.key_string() == "t.i32.v2.l2.s2.d2|o:s|i:t,t,t");
+  CHECK(plan_launch(p3, {x8, x8, view(f, {8, 8})}, {view(f, {8, 8})}).layout.key_string() == "t.i32.v4.l4.s4.d2|o:s|i:t,t,s");
   const DType c = DType::Complex128;
-  Program q = compile_program("z = x + y + w", {in("x", c), in("y", c), in("w", c)});
+  std::vector<Param> nine;
+  for (const char* name : {"x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9"}) nine.push_back(in(name, c));
+  Program q9 = compile_program("z = x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8 + x9", nine);
   OperandView ct = view(c, {4, 6}, 0x10000, Shape{16, 64});
-  CHECK(plan_launch(q, {ct, ct, ct}, {view(c, {4, 6})}).layout.kind == KernelLayout::Kind::Strided);
-  CHECK(plan_launch(q, {ct, view(c, {4, 6}), view(c, {4, 6})}, {view(c, {4, 6})}).layout.key_string() == "t.i32.d2|o:s|i:t,s,s");
+  std::vector<OperandView> cts(9, ct);
+  CHECK(plan_launch(q9, cts, {view(c, {4, 6})}).layout.kind == KernelLayout::Kind::Strided);
+  cts[8] = view(c, {4, 6});
+  CHECK(plan_launch(q9, cts, {view(c, {4, 6})}).layout.key_string() == "t.i32.v1.l1.s1.d2|o:s|i:t,t,t,t,t,t,t,t,s");
   // The Layout parameter is as large as the packed argument, 32 and 64-bit.
   for (bool wide : {false, true}) {
     LaunchPlan t = plan_launch(p, {xt, view(f, {4, 6})}, {view(f, {4, 6})}, kDefaultMaxVector, wide);
@@ -555,14 +586,35 @@ TEST_CASE("plan_launch: transposed inputs go through tiles", "[codegen]") {
 
 TEST_CASE("codegen: a tiles kernel reads tiled inputs through shared memory", "[codegen]") {
   Program p = compile_program("z = x*y + float32(i)", {in("x", DType::Float32), in("y", DType::Float32)});
-  KernelLayout l = tiles_layout(p, 3);
+  KernelLayout l = tiles_layout(p, 3, 4);
   l.inputs[1] = Access::Strided;
+  l.store_vec = 2;
   std::string src = generate_source(p, l, "cujit_k");
-  CHECK(contains(src, "__shared__ float cj_t_x[32][33];"));
-  CHECK(contains(src, "cj_t_x[cj_ty + cj_j][cj_tx] = cj::at(p_x, cj_o[1] + (cj_off)cj_r * cj_l.stride[1][1] + (cj_off)cj_c * cj_l.stride[1][2]);"));
-  CHECK(contains(src, "const float v_x = cj_t_x[cj_tx][cj_ty + cj_j];"));
-  CHECK(contains(src, "const float v_y = cj::at(p_y, cj_o[2] + (cj_off)cj_r * cj_l.stride[2][1] + (cj_off)cj_c * cj_l.stride[2][2]);"));
-  CHECK(contains(src, "const cj_idx cj_k = (cj_b * cj_nr + cj_r) * cj_nc + cj_c;"));
+  // A 64x64 tile of float4 rows; x read 4 down a column, transposed into it.
+  CHECK(contains(src, "__shared__ cj_tv<float, 4>::t cj_t_x[64][16];"));
+  CHECK(contains(src, "cj_tile_in<float, 4, 4, cj_idx, cj_off>(cj_t_x, reinterpret_cast<const char*>(p_x) + cj_o[1] + "
+                      "(cj_off)(cj_V * cj_lr) * (cj_off)sizeof(float) + (cj_off)(cj_V * cj_lc) * cj_l.stride[1][2], "
+                      "cj_l.stride[1][2], cj_r0 + cj_V * cj_lr, cj_nr, cj_c0 + cj_V * cj_lc, cj_nc, cj_lr, cj_lc);"));
+  // Row vectors out of the swizzled tile; y and z in vectors of 2 along the row.
+  CHECK(contains(src, "const cj_tv<float, 4>::t a_x = cj_t_x[cj_rr][cj_cv ^ ((cj_rr / cj_V) & 15)];"));
+  CHECK(contains(src, "const char* const e_y = reinterpret_cast<const char*>(p_y) + cj_o[2] + (cj_off)cj_rr * cj_l.stride[2][1] + "
+                      "(cj_off)(cj_V * cj_cv) * cj_l.stride[2][2];"));
+  CHECK(contains(src, "const cj_tv<float, 4>::t a_y = cj_row_in<float, 4, 2>(e_y, cj_l.stride[2][2], cj_cn);"));
+  CHECK(contains(src, "const float v_x = a_x.v[cj_j];"));
+  CHECK(contains(src, "a_z.v[cj_j] = v_z;"));
+  CHECK(contains(src, "cj_row_out<float, 4, 2>(e_z, a_z, cj_cn);"));
+  CHECK(contains(src, "const cj_idx cj_k = (cj_b * cj_nr + cj_r) * cj_nc + cj_c + cj_j;"));
+  // Offsets per tile: the only division is the batch's multi-index.
+  CHECK(contains(src, "for (int cj_d = 3 - 3; cj_d > 0; --cj_d)"));
+  // In place: the updated input's two sides are e_x and f_x.
+  Program q = compile_program("x = x*2 + y", {in("x", DType::Float16), in("y", DType::Float16)});
+  KernelLayout lq = tiles_layout(q, 2, 4);
+  lq.inputs[0] = Access::Strided;
+  std::string sq = generate_source(q, lq, "cujit_k");
+  CHECK(contains(sq, "__shared__ cj_tv<cj_u16, 4>::t cj_t_y[64][16];"));
+  CHECK(contains(sq, "char* const f_x = reinterpret_cast<char*>(q_x) + cj_o[0]"));
+  CHECK(contains(sq, "const cj_tv<cj_u16, 4>::t a_x = cj_row_in<cj_u16, 4, 4>(e_x, cj_l.stride[1][1], cj_cn);"));
+  CHECK(contains(sq, "cj_row_out<cj_u16, 4, 4>(f_x, b_x, cj_cn);"));
 }
 
 TEST_CASE("codegen: a rows kernel reads per-row operands once a row and divides only per row", "[codegen]") {

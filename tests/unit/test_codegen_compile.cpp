@@ -229,13 +229,20 @@ TEST_CASE("codegen: every dtype compiles in every layout variant", "[codegen][nv
     r64.inputs[0] = Access::Uniform;
     jobs.push_back({name + " " + short_key(r64), generate_source(p, r64, "cujit_k")});
 
-    // Tiles: x tiled, y strided, 3 dimensions; and 64-bit with y by value.
-    KernelLayout t32 = tiles_layout(p, 3, false);
+    // Tiles: x tiled, y strided, 3 dimensions, the widest block with 1-wide
+    // stores; and 64-bit with y by value, blocks of 1 and of 2 loaded singly.
+    const int side = std::min(kMaxTileVec, max_vec(p));
+    KernelLayout t32 = tiles_layout(p, 3, side, false);
     t32.inputs[1] = Access::Strided;
+    t32.store_vec = 1;
     jobs.push_back({name + " " + short_key(t32), generate_source(p, t32, "cujit_k")});
-    KernelLayout t64 = tiles_layout(p, 2, true);
-    t64.inputs[1] = Access::Value;
-    jobs.push_back({name + " " + short_key(t64), generate_source(p, t64, "cujit_k")});
+    for (int v : {1, 2}) {
+      if (v > side) continue;
+      KernelLayout t64 = tiles_layout(p, 2, v, true);
+      t64.inputs[1] = Access::Value;
+      t64.load_vec = 1;
+      jobs.push_back({name + " " + short_key(t64), generate_source(p, t64, "cujit_k")});
+    }
 
     // Vectorized with a uniform input and a 0-d value: the widest vector and 4
     // per vector, which moves up to 64 bytes of an operand per step.

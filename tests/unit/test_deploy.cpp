@@ -101,9 +101,10 @@ TEST_CASE("precompile: 64-bit, strided and broadcast layouts are the launcher's"
   CHECK(layout_for_test(g, "broadcast", true) == "r.i64.v16.d2|o:s|i:s,s");
   // Exact layout strings, rows ones included, parse back to themselves.
   for (const char* key : {"r.i32.v16.d2|o:s|i:s,s", "r.i64.v1.d3|o:s|i:b,s", "s.i32.d2|o:s|i:s,s", "c.i32.v8|o:c|i:c,u",
-                          "t.i32.d2|o:s|i:t,s"})
+                          "t.i32.v4.l4.s2.d2|o:s|i:t,s", "t.i64.v1.l1.s1.d3|o:s|i:t,s"})
     CHECK(layout_for_test(g, key, false) == key);
   CHECK_THROWS_AS(layout_for_test(g, "r.i32.d2|o:s|i:s,s", false), Error);  // rows need a vector step
+  CHECK_THROWS_AS(layout_for_test(g, "t.i32.d2|o:s|i:t,s", false), Error);  // tiles need their vectors
 }
 
 TEST_CASE("precompile: a recorded recipe makes the same kernel again", "[deploy]") {
