@@ -135,9 +135,10 @@ Transposed transposed_on_device(const HostArray& h) {
 }
 
 TEST_CASE("in place on the GPU: through transposed views (the tiles layout and beside it)", "[gpu][inplace]") {
-  // Edge tiles on both sides (130 = 2*64 + 2, 67 odd), an in-place x read and
-  // written along its rows while y comes through the tiles.
-  const Shape shape{130, 67};
+  // Edge tiles on both sides (32x32 tiles of float64: 1030 = 32*32 + 6,
+  // 1034 = 32*32 + 10), an in-place x read and written along its rows in
+  // 16-byte vectors while y comes through the tiles.
+  const Shape shape{1030, 1034};
   HostArray h = random_f64(shape, 4), hy = random_f64(shape, 5);
   Array x = Array::copy_of(h.view(), Device::cuda(0));
   Transposed y = transposed_on_device(hy);
