@@ -277,7 +277,7 @@ struct GpuProgram::Impl {
   // The one planning step of launch() and GpuProgram::plan().
   LaunchPlan plan_for(const std::vector<OperandView>& iv, const std::vector<OperandView>& ov) const {
     // Raw CUDA kernels (opt.render) have no rows or tiles renderer.
-    return plan_launch(*program, iv, ov, opt.max_vector, opt.force_index64, !opt.render, opt.min_tiles);
+    return plan_launch(*program, iv, ov, opt.max_vector, opt.force_index64, !opt.render);
   }
 
   // The slow path: validates the call, plans it and prepares the kernel.

@@ -43,7 +43,6 @@ struct GpuOptions {
   // step within 16 bytes of the widest operand, so 16 means "16-byte vectors".
   int max_vector = kDefaultMaxVector;
   bool force_index64 = false;  // test hook: 64-bit index arithmetic where 32 bits would do
-  std::int64_t min_tiles = kMinTiles;  // test hook: 0 keeps the widest tiles on small shapes (see plan_launch)
   std::string kernel_name = "cujit_kernel";  // a C identifier, not starting with cj_
   // Raw CUDA mode: renders the kernel for a layout instead of generate_source.
   // It must follow kernel_signature(program, layout). Its compile errors are

@@ -370,7 +370,7 @@ bool is_c_contiguous(const Shape& shape, const Shape& strides, std::size_t item)
 }  // namespace
 
 LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
-                       int max_vector, bool force_index64, bool rows, std::int64_t min_tiles) {
+                       int max_vector, bool force_index64, bool rows) {
   if (inputs.size() != p.inputs.size() || outputs.size() != p.outputs.size())
     fail(ErrorCode::Usage, "the program has {} inputs and {} outputs, but {} and {} were given", p.inputs.size(),
          p.outputs.size(), inputs.size(), outputs.size());
@@ -575,13 +575,8 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
         if (is_tiled(o)) b += tile_bytes(v, static_cast<std::size_t>(all[o]->item));
       return b;
     };
-    // Smaller tiles where the big ones would leave SMs idle.
-    auto tile_count = [&](int v) {
-      const std::int64_t t = 16 * v, r = dims[nd - 2].extent, c = dims[nd - 1].extent;
-      return plan.n / std::max<std::int64_t>(1, r * c) * ((r + t - 1) / t) * ((c + t - 1) / t);
-    };
     if (tiles && any_tiled)
-      while (side > 1 && (shared_bytes(side) > kMaxTileBytes || tile_count(side) < min_tiles)) side /= 2;
+      while (side > 1 && shared_bytes(side) > kMaxTileBytes) side /= 2;
     if (tiles && any_tiled && shared_bytes(side) <= kMaxTileBytes) {
       l.kind = KernelLayout::Kind::Tiles;
       l.ndim = static_cast<int>(nd);

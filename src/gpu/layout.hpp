@@ -103,10 +103,6 @@ constexpr std::size_t kMaxTileBytes = 32 * 1024;
 // The widest block side of a Tiles layout: 4 (16-byte float32 vectors; 8-byte
 // float16 ones, as a 128x128 float16 tile would take 32 KiB).
 constexpr int kMaxTileVec = 4;
-// The fewest tiles a Tiles layout aims at before it halves vec (8 blocks of
-// 256 threads for each of 128 SMs): at 2^20 float32 elements, 64x64 tiles
-// would be 256 blocks, a quarter of an H100's threads.
-constexpr std::int64_t kMinTiles = 1024;
 // Bytes of shared memory one Tiled input of this itemsize takes at block side vec.
 inline std::size_t tile_bytes(int vec, std::size_t itemsize) {
   return 256 * static_cast<std::size_t>(vec) * static_cast<std::size_t>(vec) * itemsize;
@@ -177,13 +173,12 @@ struct LaunchPlan {
 // its size (Rows: each row's start, so the outer strides too), and halved
 // while a vector step would be wider than the inner extent (Rows). Tiles
 // layouts take the block side min(kMaxTileVec, preferred_vec), halved while
-// the tiles would pass kMaxTileBytes or number fewer than `min_tiles`, and halve the load and store vectors
+// the tiles would pass kMaxTileBytes, and halve the load and store vectors
 // from it until aligned (a tiled input's address and strides but the unit
 // one; the outputs' and row-contiguous inputs' address and outer strides).
 // Outputs must not overlap one another or an input except element for element.
 LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
-                       int max_vector = 4, bool force_index64 = false, bool rows = true,
-                       std::int64_t min_tiles = kMinTiles);
+                       int max_vector = 4, bool force_index64 = false, bool rows = true);
 
 // `acc` broadcast with input `name`'s shape `next`; fail(Data) when they do not fit.
 Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& name);

@@ -388,12 +388,9 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
         continue;
       }
       GpuProgram g(prog);
-      // Small shapes take small tiles (kMinTiles); gw and g64 keep the widest
-      // ones, so the reference shapes reach the tiles kernel's vectors.
-      GpuOptions wide, tiles_wide;
+      GpuOptions wide;
       wide.force_index64 = true;
-      wide.min_tiles = tiles_wide.min_tiles = 0;
-      GpuProgram g64(prog, wide), gw(prog, tiles_wide);
+      GpuProgram g64(prog, wide);
       auto run = [&](const GpuProgram& gp, const std::string& variant, const std::vector<Operand>& ops, bool step2_out,
                      bool with_numpy) {
         std::string r;
@@ -518,14 +515,12 @@ TEST_CASE("GPU matches NumPy and the CPU evaluator on every reference case, in e
         run(g, "tiles (37,29) transposed", tiles, false, false);
         run(g64, "index64 tiles (37,29) transposed", tiles, false, false);
         if (!any_updated) run(g, "tiles 3-d (3,37,29) transposed", random_ops(Place::Contig, 10), false, false);
-        run(gw, "wide tiles (37,29) transposed", tiles, false, false);
-        run(gw, "wide tiles (33,65) transposed", random_ops(Place::Contig, 11), false, false);
+        run(g, "tiles (33,65) transposed", random_ops(Place::Contig, 11), false, false);
         auto tiles_big = random_ops(Place::Contig, 12);
         run(g, "tiles (68,136) transposed", tiles_big, false, false);
-        run(gw, "wide tiles (68,136) transposed", tiles_big, false, false);
-        run(g64, "index64 wide tiles (68,136) transposed", tiles_big, false, false);
-        if (!any_updated) run(gw, "wide tiles (68,136) transposed x (136,)", random_ops(Place::Contig, 13), false, false);
-        run(gw, "wide tiles 3-d (2,70,66) transposed", random_ops(Place::Contig, 14), false, false);
+        run(g64, "index64 tiles (68,136) transposed", tiles_big, false, false);
+        if (!any_updated) run(g, "tiles (68,136) transposed x (136,)", random_ops(Place::Contig, 13), false, false);
+        run(g, "tiles 3-d (2,70,66) transposed", random_ops(Place::Contig, 14), false, false);
         run(g, "transposed (1,1000)", random_ops(Place::Contig, 15), false, false);
         run(g, "transposed (1000,1)", random_ops(Place::Contig, 16), false, false);
         run(g, "host 0-d value", random_ops(Place::Contig, 3), false, false);
