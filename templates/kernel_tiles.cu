@@ -106,28 +106,20 @@ extern "C" __global__ void __launch_bounds__(256) {{KERNEL_NAME}}({{PARAMS}}) {
   const unsigned cj_cv = threadIdx.x % 16, cj_rq = threadIdx.x / 16;
   {{SETUP}}
   for (cj_idx cj_id = blockIdx.x; cj_id < cj_ntiles; cj_id += gridDim.x) {
-    // The tile's coordinates, in groups of cj_G tile rows walked down each
-    // tile column before the next column: blocks that run together read
-    // longer runs of a tiled input's columns (cj_G * T elements) and still
-    // write neighbouring pieces of the same output rows. 32-bit divisions (a
-    // 64-bit one is a long software routine, which every thread would run
-    // once a tile) unless the tiles outnumber them.
-    const unsigned cj_G = 8;
+    // The tile's coordinates: 32-bit divisions (a 64-bit one is a long
+    // software routine, which every thread would run once a tile) unless the
+    // tiles outnumber them.
     cj_idx cj_tc, cj_tr, cj_b;
-    if (sizeof(cj_idx) > 4 && cj_ntiles > 0xffffffffu / cj_G) {
-      const cj_idx cj_per = cj_ntr * cj_ntc, cj_in = cj_id % cj_per, cj_g = cj_in / (cj_G * cj_ntc);
-      const cj_idx cj_h = cj_ntr - cj_g * cj_G < cj_G ? cj_ntr - cj_g * cj_G : cj_G, cj_k = cj_in - cj_g * cj_G * cj_ntc;
-      cj_b = cj_id / cj_per;
-      cj_tr = cj_g * cj_G + cj_k % cj_h;
-      cj_tc = cj_k / cj_h;
+    if (sizeof(cj_idx) > 4 && cj_ntiles > 0xffffffffu) {
+      const cj_idx cj_rt = cj_id / cj_ntc;
+      cj_tc = cj_id - cj_rt * cj_ntc;
+      cj_tr = cj_rt % cj_ntr;
+      cj_b = cj_rt / cj_ntr;
     } else {
-      const unsigned cj_per = (unsigned)(cj_ntr * cj_ntc), cj_id32 = (unsigned)cj_id, cj_b32 = cj_id32 / cj_per;
-      const unsigned cj_in = cj_id32 - cj_b32 * cj_per, cj_g = cj_in / (cj_G * (unsigned)cj_ntc);
-      const unsigned cj_h = (unsigned)cj_ntr - cj_g * cj_G < cj_G ? (unsigned)cj_ntr - cj_g * cj_G : cj_G;
-      const unsigned cj_k = cj_in - cj_g * cj_G * (unsigned)cj_ntc;
-      cj_b = cj_b32;
-      cj_tr = cj_g * cj_G + cj_k % cj_h;
-      cj_tc = cj_k / cj_h;
+      const unsigned cj_id32 = (unsigned)cj_id, cj_rt = cj_id32 / (unsigned)cj_ntc;
+      cj_tc = cj_id32 - cj_rt * (unsigned)cj_ntc;
+      cj_tr = cj_rt % (unsigned)cj_ntr;
+      cj_b = cj_rt / (unsigned)cj_ntr;
     }
     const cj_idx cj_r0 = cj_tr * cj_T, cj_c0 = cj_tc * cj_T;
     // Byte offsets of the tile's first element.
