@@ -29,7 +29,7 @@
 // (bench/results/multi_gpu_h200x2.md), so evaluate_split_into writes into
 // outputs the caller made once, with split_empty or by an earlier call:
 //
-//   std::vector<cujit::SplitArray> outs = {cujit::split_empty(DType::Float32, shape, devices)};
+//   std::vector<cujit::SplitArray> outs = {cujit::split_empty(cujit::DType::Float32, shape, devices)};
 //   cujit::evaluate_split_into("out = x*y + 5", {{"x", x}, {"y", y}}, {}, outs);
 #pragma once
 #include <cstdint>
