@@ -82,9 +82,7 @@ const Sleef& sleef() {
   return s;
 }
 
-using F8 = __m256 (*)(__m256);
 using F8x2 = __m256 (*)(__m256, __m256);
-using D4 = __m256d (*)(__m256d);
 using D4x2 = __m256d (*)(__m256d, __m256d);
 
 // fpow (templates/math.cuh) answers x ** 0.5 (x > 0), x ** 2 and x ** -1
@@ -236,67 +234,61 @@ template <bool Pow> CJ_AVX2 inline __m256d apply(D4x2 f, __m256d a, __m256d b) {
   return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
 }
 
+// One vector register of each element type: width, loads and stores, and
+// where the SLEEF functions of that type are.
+struct F32 {
+  using T = float;
+  using V = __m256;
+  static constexpr std::size_t n = 8;
+  static CJ_AVX2 V load(const T* p) { return _mm256_loadu_ps(p); }
+  static CJ_AVX2 void store(T* p, V v) { _mm256_storeu_ps(p, v); }
+  static void* fn(int slot) { return sleef().f32[slot]; }
+};
+struct F64 {
+  using T = double;
+  using V = __m256d;
+  static constexpr std::size_t n = 4;
+  static CJ_AVX2 V load(const T* p) { return _mm256_loadu_pd(p); }
+  static CJ_AVX2 void store(T* p, V v) { _mm256_storeu_pd(p, v); }
+  static void* fn(int slot) { return sleef().f64[slot]; }
+};
+
 // The last partial vector goes through a zero-padded copy: lanes are
 // independent, so an element's result does not depend on where a chunk ends
 // (nor on the thread count).
-template <int S> CJ_AVX2 void unary_f32(const Instr& in, const Chunk& c) {
-  const F8 f = reinterpret_cast<F8>(sleef().f32[S]);
-  const float* x = static_cast<const float*>(c.reg[in.arg[0]]);
-  float* y = static_cast<float*>(c.reg[in.out]);
+template <class L, int S> CJ_AVX2 void unary(const Instr& in, const Chunk& c) {
+  using T = typename L::T;
+  const auto f = reinterpret_cast<typename L::V (*)(typename L::V)>(L::fn(S));
+  const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
+  T* y = static_cast<T*>(c.reg[in.out]);
   std::size_t k = 0;
-  for (; k + 8 <= c.n; k += 8) _mm256_storeu_ps(y + k, f(_mm256_loadu_ps(x + k)));
+  for (; k + L::n <= c.n; k += L::n) L::store(y + k, f(L::load(x + k)));
   if (const std::size_t r = c.n - k) {
-    alignas(32) float t[8] = {};
+    T t[L::n] = {};
     for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j];
-    _mm256_store_ps(t, f(_mm256_load_ps(t)));
+    L::store(t, f(L::load(t)));
     for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
   }
 }
-template <int S> CJ_AVX2 void unary_f64(const Instr& in, const Chunk& c) {
-  const D4 f = reinterpret_cast<D4>(sleef().f64[S]);
-  const double* x = static_cast<const double*>(c.reg[in.arg[0]]);
-  double* y = static_cast<double*>(c.reg[in.out]);
+template <class L, int S, bool Pow> CJ_AVX2 void binary(const Instr& in, const Chunk& c) {
+  using T = typename L::T;
+  const auto f = reinterpret_cast<typename L::V (*)(typename L::V, typename L::V)>(L::fn(S));
+  const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
+  const T* z = static_cast<const T*>(c.reg[in.arg[1]]);
+  T* y = static_cast<T*>(c.reg[in.out]);
   std::size_t k = 0;
-  for (; k + 4 <= c.n; k += 4) _mm256_storeu_pd(y + k, f(_mm256_loadu_pd(x + k)));
+  for (; k + L::n <= c.n; k += L::n) L::store(y + k, apply<Pow>(f, L::load(x + k), L::load(z + k)));
   if (const std::size_t r = c.n - k) {
-    alignas(32) double t[4] = {};
-    for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j];
-    _mm256_store_pd(t, f(_mm256_load_pd(t)));
-    for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
-  }
-}
-template <int S, bool Pow> CJ_AVX2 void binary_f32(const Instr& in, const Chunk& c) {
-  const F8x2 f = reinterpret_cast<F8x2>(sleef().f32[S]);
-  const float* x = static_cast<const float*>(c.reg[in.arg[0]]);
-  const float* z = static_cast<const float*>(c.reg[in.arg[1]]);
-  float* y = static_cast<float*>(c.reg[in.out]);
-  std::size_t k = 0;
-  for (; k + 8 <= c.n; k += 8) _mm256_storeu_ps(y + k, apply<Pow>(f, _mm256_loadu_ps(x + k), _mm256_loadu_ps(z + k)));
-  if (const std::size_t r = c.n - k) {
-    alignas(32) float t[8] = {}, u[8] = {};
+    T t[L::n] = {}, u[L::n] = {};
     for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j], u[j] = z[k + j];
-    _mm256_store_ps(t, apply<Pow>(f, _mm256_load_ps(t), _mm256_load_ps(u)));
-    for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
-  }
-}
-template <int S, bool Pow> CJ_AVX2 void binary_f64(const Instr& in, const Chunk& c) {
-  const D4x2 f = reinterpret_cast<D4x2>(sleef().f64[S]);
-  const double* x = static_cast<const double*>(c.reg[in.arg[0]]);
-  const double* z = static_cast<const double*>(c.reg[in.arg[1]]);
-  double* y = static_cast<double*>(c.reg[in.out]);
-  std::size_t k = 0;
-  for (; k + 4 <= c.n; k += 4) _mm256_storeu_pd(y + k, apply<Pow>(f, _mm256_loadu_pd(x + k), _mm256_loadu_pd(z + k)));
-  if (const std::size_t r = c.n - k) {
-    alignas(32) double t[4] = {}, u[4] = {};
-    for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j], u[j] = z[k + j];
-    _mm256_store_pd(t, apply<Pow>(f, _mm256_load_pd(t), _mm256_load_pd(u)));
+    L::store(t, apply<Pow>(f, L::load(t), L::load(u)));
     for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
   }
 }
 
 template <int S, int Arity, bool Pow> Loop loop_of(DType t) {
-  if constexpr (Arity == 1) return t == DType::Float32 ? &unary_f32<S> : &unary_f64<S>;
-  else return t == DType::Float32 ? &binary_f32<S, Pow> : &binary_f64<S, Pow>;
+  if constexpr (Arity == 1) return t == DType::Float32 ? &unary<F32, S> : &unary<F64, S>;
+  else return t == DType::Float32 ? &binary<F32, S, Pow> : &binary<F64, S, Pow>;
 }
 
 }  // namespace
