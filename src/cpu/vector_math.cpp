@@ -173,17 +173,10 @@ CJ_AVX2 inline __m256d ipow_pd(__m256d x, int n) {
   return n < 0 ? _mm256_div_pd(one, r) : r;
 }
 
-// A constant exponent that is an integer or half an integer, |b| <= 16 (x**3,
-// x**1.5, x**-2.5: what programs write), as products in double and, for the
-// half, one square root: several times faster than the general power, and
-// also the correctly rounded result but for inputs within 2^-49 of a rounding
-// boundary. An integer power is NumPy's for every x (signs, zeros,
-// infinities, NaN; x**0 is 1); half-integer powers take this path only when
-// every lane is positive and finite.
-CJ_AVX2 inline bool pow_ps_fixed(__m256 a, __m256 b, __m256& r) {
-  const float b0 = _mm256_cvtss_f32(b);
-  if (_mm256_movemask_ps(_mm256_cmp_ps(b, _mm256_set1_ps(b0), _CMP_EQ_OQ)) != 0xff) return false;
-  if (!(__builtin_fabsf(b0) <= 16.0f) || __builtin_truncf(2.0f * b0) != 2.0f * b0) return false;
+// x ** b0 for a constant b0 = n or n + 1/2 (pow_exponent_fixed), by the
+// products in double; false (nothing done) for a half-integer power of a
+// vector with a lane that is not positive and finite.
+CJ_AVX2 inline bool pow_ps_fixed(__m256 a, float b0, __m256& r) {
   const bool whole = __builtin_truncf(b0) == b0;
   if (!whole) {
     const __m256 plain = _mm256_and_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ),
@@ -201,14 +194,12 @@ CJ_AVX2 inline bool pow_ps_fixed(__m256 a, __m256 b, __m256& r) {
   return true;
 }
 
-CJ_AVX2 inline __m256 pow_ps(__m256 a, __m256 b) {
-  __m256 r;
-  if (pow_ps_fixed(a, b, r)) return pow_exact(a, b, r);
+CJ_AVX2 inline __m256 pow_ps_general(__m256 a, __m256 b) {
   const __m128 lo = _mm256_cvtpd_ps(pow_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
                                            _mm256_cvtps_pd(_mm256_castps256_ps128(b))));
   const __m128 hi = _mm256_cvtpd_ps(pow_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
                                            _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1))));
-  r = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+  __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
   const __m256 inf = _mm256_set1_ps(__builtin_inff());
   const __m256 plain = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ),
                                                    _mm256_cmp_ps(a, inf, _CMP_LT_OQ)),
@@ -223,12 +214,53 @@ CJ_AVX2 inline __m256 pow_ps(__m256 a, __m256 b) {
       if (!(m >> j & 1)) rr[j] = ::powf(ra[j], rb[j]);
     r = _mm256_load_ps(rr);
   }
-  return pow_exact(a, b, r);
+  return r;
+}
+
+// A constant exponent that is an integer or half an integer, |b| <= 16 (x**3,
+// x**1.5, x**-2.5: what programs write), takes products in double and, for
+// the half, one square root: several times faster than the general power, and
+// also the correctly rounded result but for inputs within 2^-49 of a rounding
+// boundary. An integer power is NumPy's for every x (signs, zeros,
+// infinities, NaN; x**0 is 1). A chunk takes that path when all its
+// exponents are one such value, found once per chunk.
+CJ_AVX2 inline bool pow_exponent_fixed(const float* b, std::size_t n) {
+  const float b0 = b[0];
+  if (!(__builtin_fabsf(b0) <= 16.0f) || __builtin_truncf(2.0f * b0) != 2.0f * b0) return false;
+  const __m256 v0 = _mm256_set1_ps(b0);
+  std::size_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(b + k), v0, _CMP_EQ_OQ)) != 0xff) return false;
+  for (; k < n; ++k)
+    if (!(b[k] == b0)) return false;
+  return true;
+}
+
+// float32 ** (the Pow and Power rows), in place of SLEEF's powf.
+CJ_AVX2 void pow_f32(const Instr& in, const Chunk& c) {
+  const float* x = static_cast<const float*>(c.reg[in.arg[0]]);
+  const float* z = static_cast<const float*>(c.reg[in.arg[1]]);
+  float* y = static_cast<float*>(c.reg[in.out]);
+  if (c.n == 0) return;
+  const bool fixed = pow_exponent_fixed(z, c.n);
+  const float b0 = z[0];
+  auto one = [&](__m256 a, __m256 b) CJ_AVX2 {
+    __m256 r;
+    if (!fixed || !pow_ps_fixed(a, b0, r)) r = pow_ps_general(a, b);
+    return pow_exact(a, b, r);
+  };
+  std::size_t k = 0;
+  for (; k + 8 <= c.n; k += 8) _mm256_storeu_ps(y + k, one(_mm256_loadu_ps(x + k), _mm256_loadu_ps(z + k)));
+  if (const std::size_t r = c.n - k) {
+    alignas(32) float t[8] = {}, u[8] = {};
+    for (std::size_t j = 0; j < 8; ++j) t[j] = j < r ? x[k + j] : 1.0f, u[j] = j < r ? z[k + j] : b0;
+    _mm256_store_ps(t, one(_mm256_load_ps(t), _mm256_load_ps(u)));
+    for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
+  }
 }
 
 template <bool Pow> CJ_AVX2 inline __m256 apply(F8x2 f, __m256 a, __m256 b) {
-  if constexpr (Pow) return pow_ps(a, b);
-  else return f(a, b);
+  return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
 }
 template <bool Pow> CJ_AVX2 inline __m256d apply(D4x2 f, __m256d a, __m256d b) {
   return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
@@ -287,6 +319,9 @@ template <class L, int S, bool Pow> CJ_AVX2 void binary(const Instr& in, const C
 }
 
 template <int S, int Arity, bool Pow> Loop loop_of(DType t) {
+  if constexpr (Pow) {
+    if (t == DType::Float32) return &pow_f32;
+  }
   if constexpr (Arity == 1) return t == DType::Float32 ? &unary<F32, S> : &unary<F64, S>;
   else return t == DType::Float32 ? &binary<F32, S, Pow> : &binary<F64, S, Pow>;
 }
