@@ -77,6 +77,14 @@ MSG
       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libtomlplusplus-dev >/dev/null 2>&1 ||
       echo "cujit: libtomlplusplus-dev could not be installed; building without precompile manifests"
   fi
+  # SLEEF only makes the CPU evaluator's math functions faster (dlopened at
+  # run time, nothing links it): without it they use the C library.
+  if ! dpkg -s libsleef3 >/dev/null 2>&1; then
+    echo "cujit: installing libsleef3 for vectorized CPU math"
+    { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } && $sudo apt-get update -qq >/dev/null 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsleef3 >/dev/null 2>&1 ||
+      echo "cujit: libsleef3 could not be installed; the CPU path uses the C library's math functions"
+  fi
   # clang only serves the fuzz target: if it cannot be installed, the tests still run.
   if [ "$want_clang" = yes ] && ! dpkg -s clang >/dev/null 2>&1; then
     echo "cujit: installing clang for the fuzz target"

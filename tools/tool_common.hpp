@@ -35,6 +35,7 @@ inline std::string help_footer() {
          "  CUJIT_TEMPLATE_DIR          read the kernel templates from this folder\n"
          "  CUJIT_PREWARM=0             do not read NVRTC into memory ahead of the first compile\n"
          "  CUJIT_NUM_THREADS=N         threads of the CPU evaluator (default: one per core)\n"
+         "  CUJIT_CPU_MATH=libm         CPU math from the C library, not SLEEF's vector functions (default: auto)\n"
          "  CUJIT_RECORD=FILE           append every kernel compiled to this manifest (jitcache precompile FILE)\n"
          "  CUDA_HOME, CUDA_PATH        CUDA toolkit root (headers for NVRTC)\n"
          "  CUDA_VISIBLE_DEVICES        the GPUs CUDA shows\n"

@@ -23,6 +23,14 @@
 // Programs whose elements depend on their position (`i`, `n`) or that index
 // an input (`x[j]`) are not split: they run whole on the first device (one
 // piece). So is a 0-d output, or one with a single row.
+//
+// A job run again and again can keep its outputs: allocating gigabytes of
+// them on every call costs about as much as the kernels themselves
+// (bench/results/multi_gpu_h200x2.md), so evaluate_split_into writes into
+// outputs the caller made once, with split_empty or by an earlier call:
+//
+//   std::vector<cujit::SplitArray> outs = {cujit::split_empty(cujit::DType::Float32, shape, devices)};
+//   cujit::evaluate_split_into("out = x*y + 5", {{"x", x}, {"y", y}}, {}, outs);
 #pragma once
 #include <cstdint>
 #include <string>
@@ -68,6 +76,11 @@ struct SplitInput {
 // `devices` (empty: all_devices()), each piece copied to its device.
 CUJIT_API SplitArray scatter(const ArrayView& a, const std::vector<int>& devices = {});
 
+// Outputs cut as evaluate_split cuts a `dtype` output of `shape` over
+// `devices` (empty: all_devices()), uninitialized, for evaluate_split_into.
+// A program that is not split (above) takes one piece: split_empty(dtype, shape, {gpu}).
+CUJIT_API SplitArray split_empty(DType dtype, const Shape& shape, const std::vector<int>& devices = {});
+
 // Runs `program` as evaluate() does (the same inputs, the same output
 // inference, options.output_dtypes, options.shape and options.fast_math),
 // split over `devices` (empty: all_devices()). options.device must be unset
@@ -81,5 +94,19 @@ CUJIT_API std::vector<SplitArray> evaluate_split(std::string_view program, const
                                                  const std::vector<SplitInput>& distributed,
                                                  const std::vector<int>& devices = {},
                                                  const EvaluateOptions& options = {});
+
+// evaluate_split writing into `outputs` instead of new arrays: one per
+// program output, in its order (a name, when set, must be the output's), each
+// with the program's dtype and shape and cut as the job cuts it. The job runs
+// on the GPUs of outputs[0]'s pieces, in their order: the outputs say where,
+// so they cannot disagree with a device list. A piece may share no memory with
+// another piece or with any input (other slices may still read it; updating
+// an input in place is evaluate()'s). Every mismatch is a Usage error
+// before anything is copied or launched, the outputs untouched; when it
+// returns, the pieces hold the result. A Data error at run time (raw
+// indexing) leaves them partly written.
+CUJIT_API void evaluate_split_into(std::string_view program, const std::vector<NamedArg>& inputs,
+                                   const std::vector<SplitInput>& distributed, const std::vector<SplitArray>& outputs,
+                                   const EvaluateOptions& options = {});
 
 }  // namespace cujit

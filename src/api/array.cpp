@@ -124,11 +124,16 @@ HostArray::HostArray(DType dtype, const Shape& shape) {
   view_.dtype = dtype;
   view_.shape = shape;
   view_.strides = ArrayView::contiguous_strides(shape, dtype);
-  // Large arrays on 2 MiB boundaries with transparent huge pages asked for, as
-  // NumPy does: a fresh array's first touch then costs one page fault per
+  // Arrays too large for the C library to keep its freed memory for reuse
+  // (above glibc's largest dynamic mmap threshold, 32 MiB: each one is fresh
+  // memory from the kernel) go on 2 MiB boundaries with transparent huge pages
+  // asked for, as NumPy does: their first touch then costs one page fault per
   // 2 MiB instead of one per 4 KiB (half the CPU evaluator's time on x*y + 5).
+  // Smaller ones stay plain allocations, which malloc serves again from memory
+  // already mapped when a program runs repeatedly: a 2 MiB alignment would
+  // make every one a fresh mapping.
   constexpr std::size_t kHuge = std::size_t{2} << 20;
-  const std::size_t align = bytes >= 2 * kHuge ? kHuge : 64;
+  const std::size_t align = bytes >= 16 * kHuge ? kHuge : 64;
   std::size_t rounded = ((bytes + align - 1) / align) * align;
   void* p = std::aligned_alloc(align, rounded ? rounded : align);
   if (!p) fail(ErrorCode::Data, "out of host memory allocating {} bytes", bytes);

@@ -35,3 +35,47 @@ std::vector<SplitSlice> plan_split(const Shape& out, const std::vector<std::opti
 }
 
 }  // namespace cujit
+
+namespace cujit {
+
+namespace {
+
+// The bytes [lo, hi) a view can touch (strides may be negative); empty for no elements.
+struct Bytes {
+  std::uintptr_t lo = 0, hi = 0;
+};
+Bytes bytes_of(const ArrayView& v) {
+  if (v.size() == 0) return {};
+  auto lo = reinterpret_cast<std::uintptr_t>(v.data), hi = lo;
+  for (int d = 0; d < v.shape.ndim; ++d) {
+    const std::int64_t span = (v.shape[d] - 1) * v.strides[d];
+    if (span < 0) lo -= static_cast<std::uintptr_t>(-span);
+    else hi += static_cast<std::uintptr_t>(span);
+  }
+  return {lo, hi + v.itemsize()};
+}
+
+bool share_bytes(const ArrayView& a, const ArrayView& b) {
+  if (a.device != b.device) return false;
+  const Bytes x = bytes_of(a), y = bytes_of(b);
+  return x.lo < x.hi && y.lo < y.hi && x.lo < y.hi && y.lo < x.hi;
+}
+
+}  // namespace
+
+void check_split_aliasing(const std::vector<SplitOperand>& outputs, const std::vector<SplitOperand>& inputs) {
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    for (std::size_t q = 0; q < o; ++q)
+      if (share_bytes(outputs[q].view, outputs[o].view))
+        fail(ErrorCode::Usage, "evaluate_split_into: {} and {} share memory; give every piece of every output its own array (split_empty)",
+             outputs[q].what, outputs[o].what);
+    for (const SplitOperand& in : inputs)
+      if (share_bytes(in.view, outputs[o].view))
+        fail(ErrorCode::Usage,
+             "evaluate_split_into: {} shares memory with {}, which the slices still read; write to arrays no input uses "
+             "(split_empty), or update in place on one device with evaluate()",
+             outputs[o].what, in.what);
+  }
+}
+
+}  // namespace cujit

@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "cujit/array.hpp"
@@ -33,5 +34,23 @@ struct SplitSlice {
 // is one slice on devices[0].
 std::vector<SplitSlice> plan_split(const Shape& out, const std::vector<std::optional<Shape>>& inputs,
                                    const std::vector<int>& devices);
+
+}  // namespace cujit
+
+namespace cujit {
+
+// Memory a split job touches, named for messages: an output's piece
+// ("output 'out', rows [0, 500) on GPU 0") or an input or one of its pieces.
+struct SplitOperand {
+  std::string what;
+  ArrayView view;
+};
+
+// evaluate_split_into writes into the caller's arrays while other slices,
+// on other streams, read the inputs (a broadcast input is read by every
+// slice), so the element-for-element in-place overlap that one launch
+// allows is not safe here: an output piece may share no byte with another
+// output piece or with any input on its device. fail(Usage) naming the two.
+void check_split_aliasing(const std::vector<SplitOperand>& outputs, const std::vector<SplitOperand>& inputs);
 
 }  // namespace cujit

@@ -40,7 +40,10 @@ struct Instr {
 // (float16/bfloat16 operands arrive as float32: they compute in float32 and
 // round once per operation), or nullptr when it has none. `result` receives
 // the dtype the loop writes.
+// SLEEF's vector loop where vector_math.hpp has one, else template_loop.
 Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result);
+// The loop calling the operation's template function, element by element.
+Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result);
 
 // The loop converting `from` to `to` with the language's cast (templates/cast.cuh).
 Loop convert_loop(DType from, DType to);

@@ -1,6 +1,7 @@
 // The operations' loops for the CPU evaluator: for every row of ops.def and
 // compute type, a loop applying its template function (templates/*.cuh,
-// compiled as host C++ by ops_host.hpp) over a chunk. op_loop picks one once
+// compiled as host C++ by ops_host.hpp) over a chunk, or SLEEF's vector
+// function where vector_math.def lists one. op_loop picks one once
 // per node of the program; nothing here looks at a name.
 #include <string_view>
 #include <type_traits>
@@ -9,6 +10,7 @@
 #include "cpu/eval_loops.hpp"
 #include "fail.hpp"
 #include "cpu/ops_host.hpp"
+#include "cpu/vector_math.hpp"
 
 namespace cujit::cpu {
 
@@ -149,6 +151,14 @@ template <class F> Loop visit_stored(DType t, F&& f) {
 }  // namespace
 
 Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result) {
+  if (Loop v = vector_loop(b.id, op_type)) {
+    result = op_type;
+    return v;
+  }
+  return template_loop(b, op_type, arity, result);
+}
+
+Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result) {
   DType ct = is_half(op_type) ? DType::Float32 : op_type;
   return visit_compute(ct, [&](auto tag) -> Loop {
     using T = decltype(tag);

@@ -74,6 +74,13 @@ expect 1 "give its path with -o PATH" -- --emit cubin -i 'x=rand(10)' 'out = x *
 expect 1 "--emit" -- --emit llvm -i 'x=rand(10)' 'out = x * 2'
 expect 1 "--arch smXX" -- --emit ptx --arch smXX -i 'x=rand(10)' 'out = x * 2'
 
+# The CPU's math library: SLEEF's vector functions or the C library, both
+# within the accuracy contract; CUJIT_CPU_MATH picks the C library or is an error.
+expect 0 "math: " -- --device cpu -v -i 'x=rand(100)' 'out = tanh(x)'
+CUJIT_CPU_MATH=libm expect 0 "math: the C library (CUJIT_CPU_MATH=libm)" -- --device cpu -v -i 'x=rand(100)' 'out = tanh(x)'
+CUJIT_CPU_MATH=fast expect 1 "CUJIT_CPU_MATH is 'fast': it must be 'auto'" -- --device cpu -i 'x=rand(100)' 'out = tanh(x)'
+expect 0 "out = [ 0.        2.       10.828427 32.19615 ]" -- --device cpu --print -i 'x=arange(4):float32' 'out = x**1.5 + x**3'
+
 if [ "$fails" != 0 ]; then
   echo "$fails jitrun check(s) failed"
   exit 1

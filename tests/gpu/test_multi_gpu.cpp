@@ -18,7 +18,9 @@
 #include "cujit/evaluate.hpp"
 #include "cujit/multi_gpu.hpp"
 #include "gpu/driver.hpp"
+#include "unit/error_of.hpp"
 #include "gpu_util.hpp"
+#include "unit/reference.hpp"
 
 using namespace cujit;
 
@@ -184,4 +186,146 @@ TEST_CASE("jitrun --device all writes what --device 0 writes", "[multi_gpu]") {
   std::remove((d + "/all.npy").c_str());
   std::remove((d + "/one.npy").c_str());
   ::rmdir(dir);
+}
+
+namespace {
+
+// The CPU evaluator's outputs: the reference for evaluate_split_into.
+NamedArrays on_cpu(const std::string& program, const std::vector<NamedArg>& in) {
+  EvaluateOptions o;
+  o.device = Device::cpu();
+  return evaluate(program, in, o);
+}
+
+void check_against(const SplitArray& got, const Array& want) {
+  CAPTURE(got.name);
+  Array g = got.gather();
+  REQUIRE(g.shape() == want.shape());
+  REQUIRE(g.dtype() == want.dtype());
+  std::string why;
+  const bool ok = ref::values_match(want.dtype(), g.data(), want.data(), want.size(), 0, &why);
+  INFO(why);
+  CHECK(ok);
+}
+
+void poison_all(const std::vector<SplitArray>& outs) {
+  for (const SplitArray& s : outs)
+    for (const ArrayPiece& p : s.pieces) gputest::poison(p.array.view(), p.array.nbytes());
+}
+
+bool still_poisoned(const std::vector<SplitArray>& outs) {
+  for (const SplitArray& s : outs)
+    for (const ArrayPiece& p : s.pieces) {
+      Array h = p.array.to_host();
+      const auto* b = static_cast<const unsigned char*>(h.data());
+      for (std::size_t k = 0; k < h.nbytes(); ++k)
+        if (b[k] != 0xFF) return false;
+    }
+  return true;
+}
+
+// Two calls into the same outputs, each on fresh random inputs (x resident
+// on the first device, the rest on the host), against the CPU evaluator.
+void check_reuse(const std::vector<int>& devices, std::mt19937_64& rng) {
+  CAPTURE(devices);
+  const std::string prog = "out = x*y + a; m = x * c > b";
+  const Shape shape{1001, 37};
+  std::vector<SplitArray> outs = {split_empty(DType::Float32, shape, devices), split_empty(DType::Bool, shape, devices)};
+  outs[0].name = "out";  // a name is checked when given; m's is left empty
+  REQUIRE(outs[0].pieces.size() == devices.size());
+  for (int call = 0; call < 2; ++call) {
+    CAPTURE(call);
+    poison_all(outs);
+    HostArray x = random_host(DType::Float32, shape, rng);
+    HostArray y = random_host(DType::Float32, Shape{37}, rng);
+    HostArray c = random_host(DType::Float32, Shape{1001, 1}, rng);
+    Array xd = Array::copy_of(x.view(), Device::cuda(devices[0]));
+    const Arg b = Arg::typed(DType::Float32, 0.25);
+    evaluate_split_into(prog, {{"x", xd}, {"y", y}, {"c", c}, {"a", 5}, {"b", b}}, {}, outs);
+    NamedArrays want = on_cpu(prog, {{"x", x}, {"y", y}, {"c", c}, {"a", 5}, {"b", b}});
+    check_against(outs[0], want["out"]);
+    check_against(outs[1], want["m"]);
+  }
+  // An earlier evaluate_split's result as the outputs, and distributed inputs.
+  HostArray x = random_host(DType::Float32, shape, rng);
+  HostArray y = random_host(DType::Float32, Shape{37}, rng);
+  std::vector<SplitArray> earlier = evaluate_split("out = x*y + 5", {{"x", x}, {"y", y}}, devices);
+  poison_all(earlier);
+  x = random_host(DType::Float32, shape, rng);
+  SplitArray xs = scatter(x.view(), devices);
+  evaluate_split_into("out = x*y + 5", {{"y", y}}, {{"x", xs}}, earlier);
+  check_against(earlier[0], on_cpu("out = x*y + 5", {{"x", x}, {"y", y}})[0].array);
+}
+
+}  // namespace
+
+TEST_CASE("evaluate_split_into: the same outputs across calls, fresh inputs each time", "[multi_gpu]") {
+  std::mt19937_64 rng(gputest::run_seed() + 34);
+  check_reuse({0, 0}, rng);
+  check_reuse({0, 0, 0}, rng);
+  if (device_count() >= 2) {
+    check_reuse({0, 1}, rng);
+    check_reuse({1, 0}, rng);
+  } else {
+    std::printf("note: one CUDA device here; evaluate_split_into over two GPUs is checked where there are two\n");
+  }
+}
+
+TEST_CASE("evaluate_split_into: programs that are not split, 0-d, one row and empty outputs", "[multi_gpu]") {
+  std::mt19937_64 rng(gputest::run_seed() + 35);
+  auto check = [&](const std::string& prog, const std::vector<NamedArg>& in, DType t, const Shape& shape,
+                   const std::vector<int>& devices, std::size_t want_pieces) {
+    CAPTURE(prog, devices);
+    std::vector<SplitArray> outs = {split_empty(t, shape, devices)};
+    REQUIRE(outs[0].pieces.size() == want_pieces);
+    poison_all(outs);
+    evaluate_split_into(prog, in, {}, outs);
+    check_against(outs[0], on_cpu(prog, in)[0].array);
+  };
+  HostArray v = random_host(DType::Float32, Shape{100}, rng);
+  check("out = x[n - 1 - i]", {{"x", v}}, DType::Float32, Shape{100}, {0}, 1);  // raw index: whole on one GPU
+  check("out = x * i", {{"x", v}}, DType::Float64, Shape{100}, {0}, 1);         // `i`: whole on one GPU
+  check("out = a * 2", {{"a", Arg::typed(DType::Int16, 7)}}, DType::Int16, Shape{}, {0, 0}, 1);
+  HostArray row = random_host(DType::Float32, Shape{1, 9}, rng);
+  check("out = x * 3", {{"x", row}}, DType::Float32, Shape{1, 9}, {0, 0}, 1);
+  HostArray none(DType::Float32, Shape{0, 4});
+  check("out = x * 3", {{"x", none}}, DType::Float32, Shape{0, 4}, {0, 0}, 1);
+  if (device_count() >= 2) check("out = x * i", {{"x", v}}, DType::Float64, Shape{100}, {1}, 1);
+  // Split outputs for a program that is not split: refused, untouched.
+  std::vector<SplitArray> two = {split_empty(DType::Float64, Shape{100}, {0, 0})};
+  poison_all(two);
+  CHECK(cujit::test::error_of([&] { evaluate_split_into("out = x * i", {{"x", v}}, {}, two); }, ErrorCode::Usage) ==
+        "evaluate_split_into: output 'out' is cut as [0, 50) on GPU 0, [50, 100) on GPU 0, but the job cuts it as "
+        "[0, 100) on GPU 0 (the program is not split: it uses `i` or `n`, or indexes an input, so it runs whole on one "
+        "GPU); make every output with split_empty(dtype, shape, {0})");
+  CHECK(still_poisoned(two));
+}
+
+TEST_CASE("evaluate_split_into: outputs sharing memory with an input or each other are refused, untouched", "[multi_gpu]") {
+  std::mt19937_64 rng(gputest::run_seed() + 36);
+  HostArray x = random_host(DType::Float32, Shape{10, 3}, rng);
+  std::vector<SplitArray> outs = {split_empty(DType::Float32, Shape{10, 3}, {0, 0})};
+  // A broadcast input that is the first 3 elements of the first piece.
+  ArrayView y = outs[0].pieces[0].array.view();
+  y.shape = Shape{3};
+  y.strides = ArrayView::contiguous_strides(y.shape, y.dtype);
+  poison_all(outs);
+  CHECK(cujit::test::error_of([&] { evaluate_split_into("out = x*y", {{"x", x}, {"y", y}}, {}, outs); },
+                              ErrorCode::Usage) ==
+        "evaluate_split_into: output 'out' (rows [0, 5) on GPU 0) shares memory with input 'y', which the slices still "
+        "read; write to arrays no input uses (split_empty), or update in place on one device with evaluate()");
+  CHECK(still_poisoned(outs));
+  // A result written over itself as the next job's distributed input.
+  CHECK(cujit::test::error_of([&] { evaluate_split_into("out = t * 2", {}, {{"t", outs[0]}}, outs); },
+                              ErrorCode::Usage) ==
+        "evaluate_split_into: output 'out' (rows [0, 5) on GPU 0) shares memory with input 't' (its piece of rows "
+        "[0, 5) on GPU 0), which the slices still read; write to arrays no input uses (split_empty), or update in "
+        "place on one device with evaluate()");
+  CHECK(still_poisoned(outs));
+  // One SplitArray passed for two outputs.
+  CHECK(cujit::test::error_of([&] { evaluate_split_into("out = x*2; o2 = x + 1", {{"x", x}}, {}, {outs[0], outs[0]}); },
+                              ErrorCode::Usage) ==
+        "evaluate_split_into: output 'out' (rows [0, 5) on GPU 0) and output 'o2' (rows [0, 5) on GPU 0) share "
+        "memory; give every piece of every output its own array (split_empty)");
+  CHECK(still_poisoned(outs));
 }

@@ -17,6 +17,8 @@
 
 #include "api/pipeline.hpp"
 #include "cache/kernel_cache.hpp"
+#include "cpu/thread_pool.hpp"
+#include "cpu/vector_math.hpp"
 #include "cujit/error.hpp"
 #include "fail.hpp"
 #include "gpu/compile.hpp"
@@ -379,7 +381,8 @@ int run(const Options& args) {
   NamedArrays outs = run_pipeline(opt.program, named, eo, hooks);
   if (emitted >= 0) return emitted;
   if (opt.verbose && !split && device < 0) {
-    std::fprintf(stderr, "jitrun: device cpu; parse+check %.3f ms; evaluate %.3f ms\n", st.check_ms, st.run_ms);
+    std::fprintf(stderr, "jitrun: device cpu (%d threads, math: %s); parse+check %.3f ms; evaluate %.3f ms\n",
+                 cpu_threads(), cpu::cpu_math().c_str(), st.check_ms, st.run_ms);
   } else if (opt.verbose && !split) {
     const DeviceInfo& info = device_info(device);
     const LaunchStats& ls = st.launch;

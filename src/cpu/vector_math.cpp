@@ -1,0 +1,345 @@
+#include "cpu/vector_math.hpp"
+
+#include <dlfcn.h>
+#include <immintrin.h>
+
+#include <cstdlib>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+
+#include "fail.hpp"
+
+// Only the loops below run AVX2 instructions (the target attribute), and only
+// after the CPU said it has them: the rest of this file, like the library, is
+// built for any x86-64. The attributed functions call no inline function from
+// a header other than the intrinsics, so no AVX2 copy of a shared inline
+// function can be merged into code that runs on other CPUs.
+#define CJ_AVX2 __attribute__((target("avx2,fma")))
+
+namespace cujit::cpu {
+
+namespace {
+
+enum Slot : int {
+#define VM(Id, arity, sleef, bound) k##Id,
+#include "cpu/vector_math.def"
+  kSlots
+};
+
+struct Sleef {
+  void* f32[kSlots] = {};
+  void* f64[kSlots] = {};
+  bool in_use = false;
+  std::string what;
+};
+
+Sleef open_sleef() {
+  Sleef s;
+  const char* env = std::getenv("CUJIT_CPU_MATH");
+  const std::string_view choice = env ? env : "";
+  if (choice == "libm") {
+    s.what = "the C library (CUJIT_CPU_MATH=libm)";
+    return s;
+  }
+  if (!choice.empty() && choice != "auto")
+    fail(ErrorCode::Usage,
+         "CUJIT_CPU_MATH is '{}': it must be 'auto' (SLEEF's vector functions when installed) or 'libm' "
+         "(the C library's scalar functions); unset it for 'auto'",
+         choice);
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    s.what = "the C library (this CPU lacks AVX2 or FMA, which SLEEF's loops need)";
+    return s;
+  }
+  // RTLD_LOCAL: SLEEF's symbols stay out of the application's namespace.
+  void* lib = dlopen("libsleef.so.3", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    s.what = "the C library (libsleef.so.3 not found: install the libsleef3 package for faster CPU math)";
+    return s;
+  }
+  bool all = true;
+#define VM(Id, arity, sleef, bound)                                                       \
+  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f8_" #bound "avx2");                         \
+  s.f64[k##Id] = dlsym(lib, "Sleef_" #sleef "d4_" #bound "avx2");                         \
+  all = all && s.f32[k##Id] && s.f64[k##Id];
+#include "cpu/vector_math.def"
+  if (!all) {
+    // Another SLEEF with other names: all or nothing, so that which
+    // functions are vectorized does not depend on the installed version.
+    dlclose(lib);
+    s = Sleef{};
+    s.what = "the C library (libsleef.so.3 lacks some of the AVX2 functions cujit uses)";
+    return s;
+  }
+  s.in_use = true;
+  s.what = "SLEEF 3 (AVX2)";
+  return s;  // the library stays open for the process's life
+}
+
+const Sleef& sleef() {
+  static const Sleef s = open_sleef();
+  return s;
+}
+
+using F8x2 = __m256 (*)(__m256, __m256);
+using D4x2 = __m256d (*)(__m256d, __m256d);
+
+// fpow (templates/math.cuh) answers x ** 0.5 (x > 0), x ** 2 and x ** -1
+// with one correctly rounded operation, as NumPy does; SLEEF's pow is within
+// an ulp of those, not equal, so its lanes take them back.
+CJ_AVX2 inline __m256 pow_exact(__m256 a, __m256 b, __m256 r) {
+  const __m256 half = _mm256_cmp_ps(b, _mm256_set1_ps(0.5f), _CMP_EQ_OQ);
+  const __m256 pos = _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ);
+  r = _mm256_blendv_ps(r, _mm256_sqrt_ps(a), _mm256_and_ps(half, pos));
+  r = _mm256_blendv_ps(r, _mm256_mul_ps(a, a), _mm256_cmp_ps(b, _mm256_set1_ps(2.0f), _CMP_EQ_OQ));
+  return _mm256_blendv_ps(r, _mm256_div_ps(_mm256_set1_ps(1.0f), a),
+                          _mm256_cmp_ps(b, _mm256_set1_ps(-1.0f), _CMP_EQ_OQ));
+}
+CJ_AVX2 inline __m256d pow_exact(__m256d a, __m256d b, __m256d r) {
+  const __m256d half = _mm256_cmp_pd(b, _mm256_set1_pd(0.5), _CMP_EQ_OQ);
+  const __m256d pos = _mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_GT_OQ);
+  r = _mm256_blendv_pd(r, _mm256_sqrt_pd(a), _mm256_and_pd(half, pos));
+  r = _mm256_blendv_pd(r, _mm256_mul_pd(a, a), _mm256_cmp_pd(b, _mm256_set1_pd(2.0), _CMP_EQ_OQ));
+  return _mm256_blendv_pd(r, _mm256_div_pd(_mm256_set1_pd(1.0), a),
+                          _mm256_cmp_pd(b, _mm256_set1_pd(-1.0), _CMP_EQ_OQ));
+}
+
+// float32 pow, hand-written: SLEEF's powf8_u10 measured no faster than the C
+// library's scalar powf here, which is what keeps x**y behind numexpr. In
+// double precision, 2^(b log2 a) needs no tables or tricks: log2 a is the
+// exponent plus 2/ln2 atanh(s), s = (m-1)/(m+1) for the mantissa m in
+// [sqrt(1/2), sqrt(2)) (|s| < 0.172, so the odd series to s^15 is within
+// 2^-40 of it), and 2^t is 2^k e^(f ln2), |f| <= 1/2, by Taylor to degree 11.
+// The result's relative error before its one rounding to float is near
+// 2^-48 (more for exponents of thousands), so it is the correctly rounded
+// power but for inputs that close to a rounding boundary: within the C
+// library's 1 ulp and NumPy's. Lanes
+// outside a > 0 finite, b finite (zeros, negatives, infinities, NaNs) take
+// the C library's powf, as the template function does.
+CJ_AVX2 inline __m256d pow_pd(__m256d a, __m256d b) {
+  const __m256i bits = _mm256_castpd_si256(a);
+  // The exponent field (a is a normal double: a converted float) as a double.
+  const __m256i ef = _mm256_srli_epi64(bits, 52);
+  const __m256d two52 = _mm256_set1_pd(0x1p52);
+  __m256d e = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(ef, _mm256_castpd_si256(two52))), two52);
+  e = _mm256_sub_pd(e, _mm256_set1_pd(1023.0));
+  __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi64x(0x000fffffffffffffLL)),
+                                                  _mm256_set1_epi64x(0x3ff0000000000000LL)));
+  const __m256d big = _mm256_cmp_pd(m, _mm256_set1_pd(1.4142135623730951), _CMP_GT_OQ);
+  m = _mm256_blendv_pd(m, _mm256_mul_pd(m, _mm256_set1_pd(0.5)), big);
+  e = _mm256_add_pd(e, _mm256_and_pd(big, _mm256_set1_pd(1.0)));
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d s = _mm256_div_pd(_mm256_sub_pd(m, one), _mm256_add_pd(m, one));
+  const __m256d z = _mm256_mul_pd(s, s);
+  // 2 / (ln 2 (2j+1)) for j = 0 .. 7, by Estrin's scheme (a short dependency chain).
+  const __m256d z2 = _mm256_mul_pd(z, z), z4 = _mm256_mul_pd(z2, z2);
+  const __m256d p01 = _mm256_fmadd_pd(_mm256_set1_pd(0.9617966939259757), z, _mm256_set1_pd(2.8853900817779268)), p23 = _mm256_fmadd_pd(_mm256_set1_pd(0.41219858311113244), z, _mm256_set1_pd(0.5770780163555853));
+  const __m256d p45 = _mm256_fmadd_pd(_mm256_set1_pd(0.2623081892525388), z, _mm256_set1_pd(0.3205988979753252)), p67 = _mm256_fmadd_pd(_mm256_set1_pd(0.19235933878519512), z, _mm256_set1_pd(0.2219530832136867));
+  const __m256d p = _mm256_fmadd_pd(_mm256_fmadd_pd(p67, z2, p45), z4, _mm256_fmadd_pd(p23, z2, p01));
+  // t = b log2 a in two parts: b e is exact (24 by 8 bits), so only the
+  // small part b log2 m carries rounding error, and the fraction f = t - k
+  // is found without losing the bits of a large t.
+  const __m256d th = _mm256_mul_pd(b, e), tl = _mm256_mul_pd(b, _mm256_mul_pd(p, s));
+  const __m256d t = _mm256_add_pd(th, tl);
+  // Beyond +-200 the float result is inf or 0 either way: 2^+-200 with f = 0
+  // keeps 2^k a normal double and the polynomial in range.
+  const __m256d bound = _mm256_set1_pd(200.0);
+  const __m256d out = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), t), bound, _CMP_GT_OQ);
+  const __m256d k = _mm256_round_pd(_mm256_min_pd(_mm256_max_pd(t, _mm256_sub_pd(_mm256_setzero_pd(), bound)), bound),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256d f = _mm256_andnot_pd(out, _mm256_add_pd(_mm256_sub_pd(th, k), tl));
+  const __m256d w = _mm256_mul_pd(f, _mm256_set1_pd(0.69314718055994531));
+  // 1/j! for j = 0 .. 11, by Estrin's scheme.
+  const __m256d w2 = _mm256_mul_pd(w, w), w4 = _mm256_mul_pd(w2, w2), w8 = _mm256_mul_pd(w4, w4);
+  const __m256d q01 = _mm256_fmadd_pd(_mm256_set1_pd(1.0), w, _mm256_set1_pd(1.0)), q23 = _mm256_fmadd_pd(_mm256_set1_pd(0.16666666666666666), w, _mm256_set1_pd(0.5)), q45 = _mm256_fmadd_pd(_mm256_set1_pd(0.008333333333333333), w, _mm256_set1_pd(0.041666666666666664));
+  const __m256d q67 = _mm256_fmadd_pd(_mm256_set1_pd(0.0001984126984126984), w, _mm256_set1_pd(0.001388888888888889)), q89 = _mm256_fmadd_pd(_mm256_set1_pd(2.7557319223985893e-06), w, _mm256_set1_pd(2.48015873015873e-05)), qab = _mm256_fmadd_pd(_mm256_set1_pd(2.505210838544172e-08), w, _mm256_set1_pd(2.755731922398589e-07));
+  const __m256d q03 = _mm256_fmadd_pd(q23, w2, q01), q47 = _mm256_fmadd_pd(q67, w2, q45), q8b = _mm256_fmadd_pd(qab, w2, q89);
+  const __m256d q = _mm256_fmadd_pd(q8b, w8, _mm256_fmadd_pd(q47, w4, q03));
+  const __m256i k64 = _mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(k));
+  const __m256d scale = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(k64, _mm256_set1_epi64x(1023)), 52));
+  return _mm256_mul_pd(q, scale);
+}
+
+// x^n in double by squaring, |n| <= 16: at most nine roundings of 2^-53
+// before the one to float.
+CJ_AVX2 inline __m256d ipow_pd(__m256d x, int n) {
+  const __m256d one = _mm256_set1_pd(1.0);
+  __m256d r = one, p = x;
+  for (unsigned u = static_cast<unsigned>(n < 0 ? -n : n); u; u >>= 1) {
+    if (u & 1) r = _mm256_mul_pd(r, p);
+    if (u > 1) p = _mm256_mul_pd(p, p);
+  }
+  return n < 0 ? _mm256_div_pd(one, r) : r;
+}
+
+// x ** b0 for a constant b0 = n or n + 1/2 (pow_exponent_fixed), by the
+// products in double; false (nothing done) for a half-integer power of a
+// vector with a lane that is not positive and finite.
+CJ_AVX2 inline bool pow_ps_fixed(__m256 a, float b0, __m256& r) {
+  const bool whole = __builtin_truncf(b0) == b0;
+  if (!whole) {
+    const __m256 plain = _mm256_and_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                       _mm256_cmp_ps(a, _mm256_set1_ps(__builtin_inff()), _CMP_LT_OQ));
+    if (_mm256_movemask_ps(plain) != 0xff) return false;
+  }
+  const int n = static_cast<int>(__builtin_floorf(b0));
+  auto half = [&](__m128 h) CJ_AVX2 {
+    const __m256d x = _mm256_cvtps_pd(h);
+    __m256d v = ipow_pd(x, n);
+    if (!whole) v = _mm256_mul_pd(v, _mm256_sqrt_pd(x));
+    return _mm256_cvtpd_ps(v);
+  };
+  r = _mm256_insertf128_ps(_mm256_castps128_ps256(half(_mm256_castps256_ps128(a))), half(_mm256_extractf128_ps(a, 1)), 1);
+  return true;
+}
+
+CJ_AVX2 inline __m256 pow_ps_general(__m256 a, __m256 b) {
+  const __m128 lo = _mm256_cvtpd_ps(pow_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
+                                           _mm256_cvtps_pd(_mm256_castps256_ps128(b))));
+  const __m128 hi = _mm256_cvtpd_ps(pow_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
+                                           _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1))));
+  __m256 r = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+  const __m256 inf = _mm256_set1_ps(__builtin_inff());
+  const __m256 plain = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                                   _mm256_cmp_ps(a, inf, _CMP_LT_OQ)),
+                                     _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), b), inf, _CMP_LT_OQ));
+  if (_mm256_movemask_ps(plain) != 0xff) {
+    alignas(32) float ra[8], rb[8], rr[8];
+    _mm256_store_ps(ra, a);
+    _mm256_store_ps(rb, b);
+    _mm256_store_ps(rr, r);
+    const int m = _mm256_movemask_ps(plain);
+    for (int j = 0; j < 8; ++j)
+      if (!(m >> j & 1)) rr[j] = ::powf(ra[j], rb[j]);
+    r = _mm256_load_ps(rr);
+  }
+  return r;
+}
+
+// A constant exponent that is an integer or half an integer, |b| <= 16 (x**3,
+// x**1.5, x**-2.5: what programs write), takes products in double and, for
+// the half, one square root: several times faster than the general power, and
+// also the correctly rounded result but for inputs within 2^-49 of a rounding
+// boundary. An integer power is NumPy's for every x (signs, zeros,
+// infinities, NaN; x**0 is 1). A chunk takes that path when all its
+// exponents are one such value, found once per chunk.
+CJ_AVX2 inline bool pow_exponent_fixed(const float* b, std::size_t n) {
+  const float b0 = b[0];
+  if (!(__builtin_fabsf(b0) <= 16.0f) || __builtin_truncf(2.0f * b0) != 2.0f * b0) return false;
+  const __m256 v0 = _mm256_set1_ps(b0);
+  std::size_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(b + k), v0, _CMP_EQ_OQ)) != 0xff) return false;
+  for (; k < n; ++k)
+    if (!(b[k] == b0)) return false;
+  return true;
+}
+
+// float32 ** (the Pow and Power rows), in place of SLEEF's powf.
+CJ_AVX2 void pow_f32(const Instr& in, const Chunk& c) {
+  const float* x = static_cast<const float*>(c.reg[in.arg[0]]);
+  const float* z = static_cast<const float*>(c.reg[in.arg[1]]);
+  float* y = static_cast<float*>(c.reg[in.out]);
+  if (c.n == 0) return;
+  const bool fixed = pow_exponent_fixed(z, c.n);
+  const float b0 = z[0];
+  auto one = [&](__m256 a, __m256 b) CJ_AVX2 {
+    __m256 r;
+    if (!fixed || !pow_ps_fixed(a, b0, r)) r = pow_ps_general(a, b);
+    return pow_exact(a, b, r);
+  };
+  std::size_t k = 0;
+  for (; k + 8 <= c.n; k += 8) _mm256_storeu_ps(y + k, one(_mm256_loadu_ps(x + k), _mm256_loadu_ps(z + k)));
+  if (const std::size_t r = c.n - k) {
+    alignas(32) float t[8] = {}, u[8] = {};
+    for (std::size_t j = 0; j < 8; ++j) t[j] = j < r ? x[k + j] : 1.0f, u[j] = j < r ? z[k + j] : b0;
+    _mm256_store_ps(t, one(_mm256_load_ps(t), _mm256_load_ps(u)));
+    for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
+  }
+}
+
+template <bool Pow> CJ_AVX2 inline __m256 apply(F8x2 f, __m256 a, __m256 b) {
+  return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
+}
+template <bool Pow> CJ_AVX2 inline __m256d apply(D4x2 f, __m256d a, __m256d b) {
+  return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
+}
+
+// One vector register of each element type: width, loads and stores, and
+// where the SLEEF functions of that type are.
+struct F32 {
+  using T = float;
+  using V = __m256;
+  static constexpr std::size_t n = 8;
+  static CJ_AVX2 V load(const T* p) { return _mm256_loadu_ps(p); }
+  static CJ_AVX2 void store(T* p, V v) { _mm256_storeu_ps(p, v); }
+  static void* fn(int slot) { return sleef().f32[slot]; }
+};
+struct F64 {
+  using T = double;
+  using V = __m256d;
+  static constexpr std::size_t n = 4;
+  static CJ_AVX2 V load(const T* p) { return _mm256_loadu_pd(p); }
+  static CJ_AVX2 void store(T* p, V v) { _mm256_storeu_pd(p, v); }
+  static void* fn(int slot) { return sleef().f64[slot]; }
+};
+
+// The last partial vector goes through a zero-padded copy: lanes are
+// independent, so an element's result does not depend on where a chunk ends
+// (nor on the thread count).
+template <class L, int S> CJ_AVX2 void unary(const Instr& in, const Chunk& c) {
+  using T = typename L::T;
+  const auto f = reinterpret_cast<typename L::V (*)(typename L::V)>(L::fn(S));
+  const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
+  T* y = static_cast<T*>(c.reg[in.out]);
+  std::size_t k = 0;
+  for (; k + L::n <= c.n; k += L::n) L::store(y + k, f(L::load(x + k)));
+  if (const std::size_t r = c.n - k) {
+    T t[L::n] = {};
+    for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j];
+    L::store(t, f(L::load(t)));
+    for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
+  }
+}
+template <class L, int S, bool Pow> CJ_AVX2 void binary(const Instr& in, const Chunk& c) {
+  using T = typename L::T;
+  const auto f = reinterpret_cast<typename L::V (*)(typename L::V, typename L::V)>(L::fn(S));
+  const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
+  const T* z = static_cast<const T*>(c.reg[in.arg[1]]);
+  T* y = static_cast<T*>(c.reg[in.out]);
+  std::size_t k = 0;
+  for (; k + L::n <= c.n; k += L::n) L::store(y + k, apply<Pow>(f, L::load(x + k), L::load(z + k)));
+  if (const std::size_t r = c.n - k) {
+    T t[L::n] = {}, u[L::n] = {};
+    for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j], u[j] = z[k + j];
+    L::store(t, apply<Pow>(f, L::load(t), L::load(u)));
+    for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
+  }
+}
+
+template <int S, int Arity, bool Pow> Loop loop_of(DType t) {
+  if constexpr (Pow) {
+    if (t == DType::Float32) return &pow_f32;
+  }
+  if constexpr (Arity == 1) return t == DType::Float32 ? &unary<F32, S> : &unary<F64, S>;
+  else return t == DType::Float32 ? &binary<F32, S, Pow> : &binary<F64, S, Pow>;
+}
+
+}  // namespace
+
+Loop vector_loop(Op id, DType t) {
+  if (t != DType::Float32 && t != DType::Float64) return nullptr;
+  const Sleef& s = sleef();
+  if (!s.in_use) return nullptr;
+  switch (id) {
+#define VM(Id, arity, sleef, bound) \
+  case Op::Id: return loop_of<k##Id, arity, Op::Id == Op::Pow || Op::Id == Op::Power>(t);
+#include "cpu/vector_math.def"
+    default: return nullptr;
+  }
+}
+
+std::string cpu_math() { return sleef().what; }
+
+}  // namespace cujit::cpu

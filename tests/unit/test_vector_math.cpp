@@ -1,0 +1,183 @@
+// SLEEF's loops (src/cpu/vector_math.def) against the template functions they
+// stand in for, over random bit patterns (every exponent: NaNs, infinities,
+// zeros, subnormals, the largest values), magnitudes the programs use, and a
+// length that leaves a partial vector; and the hand-written float32 power
+// against the correctly rounded one. Where SLEEF is not in use (not
+// installed, no AVX2, CUJIT_CPU_MATH=libm) there is nothing to compare.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "cpu/eval_loops.hpp"
+#include "cpu/vector_math.hpp"
+#include "lang/builtins.hpp"
+
+using namespace cujit;
+
+namespace {
+
+bool sleef_in_use() { return cpu::cpu_math().rfind("SLEEF", 0) == 0; }
+
+template <class T> using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+
+// Distance in units in the last place, through zero; NaNs are handled apart.
+template <class T> std::uint64_t ulps(T a, T b) {
+  auto key = [](T v) {
+    Bits<T> u;
+    std::memcpy(&u, &v, sizeof u);
+    const Bits<T> sign = Bits<T>(1) << (sizeof(T) * 8 - 1);
+    return (u & sign) ? static_cast<long double>(-static_cast<long double>(u & ~sign))
+                      : static_cast<long double>(u);
+  };
+  const long double d = key(a) - key(b);
+  return static_cast<std::uint64_t>(d < 0 ? -d : d);
+}
+
+template <class T> std::vector<T> operands(std::mt19937_64& g, std::size_t n) {
+  std::vector<T> v(n);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k % 2 == 0) {  // any bit pattern
+      Bits<T> b = static_cast<Bits<T>>(g());
+      std::memcpy(&v[k], &b, sizeof b);
+    } else {  // the magnitudes programs use, either sign
+      const T m = static_cast<T>(std::exp2(u(g) * 40 - 20));
+      v[k] = (g() & 1) ? -m : m;
+    }
+  }
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const T special[] = {0, -T(0), inf, -inf, nan, 1, -1, 2, T(0.5), T(-0.5), std::numeric_limits<T>::denorm_min(),
+                       std::numeric_limits<T>::min(), std::numeric_limits<T>::max(),
+                       -std::numeric_limits<T>::max(), T(88.7), T(709.8), T(1e-30), T(3)};
+  for (std::size_t k = 0; k < sizeof special / sizeof special[0]; ++k) v[k * 7 % n] = special[k];
+  return v;
+}
+
+// Runs `loop` over x (and y) in chunks of 4096 elements, as the evaluator does.
+template <class T> std::vector<T> run(cpu::Loop loop, std::vector<T>& x, std::vector<T>& y, int arity) {
+  std::vector<T> out(x.size(), T(-7));
+  for (std::size_t s = 0; s < x.size(); s += 4096) {
+    void* reg[3] = {x.data() + s, y.data() + s, out.data() + s};
+    cpu::Instr in;
+    in.arg[0] = 0;
+    if (arity == 2) in.arg[1] = 1;
+    in.out = 2;
+    cpu::Chunk c{reg, std::min<std::size_t>(4096, x.size() - s), static_cast<std::int64_t>(s)};
+    loop(in, c);
+  }
+  return out;
+}
+
+// Mismatches of SLEEF's loop: against the template function's, a NaN, an
+// infinity or a zero (with its sign) must be the same; a finite value within
+// `tol` ulps of `exact` (the function in long double, rounded once: the C
+// library's own float and double functions are up to a few ulps off at
+// times, cbrt for one, where SLEEF is not).
+template <class T, class Exact> std::string compare(Op op, int arity, std::uint64_t tol, Exact exact) {
+  const DType t = sizeof(T) == 4 ? DType::Float32 : DType::Float64;
+  const Builtin& b = builtin(op);
+  DType r1 = t, r2 = t;
+  cpu::Loop vec = cpu::op_loop(b, t, arity, r1), ref = cpu::template_loop(b, t, arity, r2);
+  if (vec == ref) return std::string(b.name) + ": no SLEEF loop";
+  std::mt19937_64 g(static_cast<std::uint64_t>(op) * 31 + sizeof(T));
+  const std::size_t n = 16 * 4096 + 13;
+  std::vector<T> x = operands<T>(g, n), y = operands<T>(g, n);
+  std::vector<T> got = run(vec, x, y, arity), want = run(ref, x, y, arity);
+  for (std::size_t k = 0; k < n; ++k) {
+    const T a = got[k], w = want[k];
+    bool ok;
+    if (std::isnan(w) || std::isnan(a)) ok = std::isnan(w) && std::isnan(a);
+    else if (std::isinf(w) || w == 0 || std::isinf(a) || a == 0) ok = std::memcmp(&a, &w, sizeof a) == 0;
+    else ok = ulps(a, static_cast<T>(exact(static_cast<long double>(x[k]), static_cast<long double>(y[k])))) <= tol;
+    if (!ok) {
+      char buf[240];
+      std::snprintf(buf, sizeof buf, "%s(%a%s%a): SLEEF %a, template %a, exact %a", std::string(b.name).c_str(),
+                    static_cast<double>(x[k]), arity == 2 ? ", " : "", arity == 2 ? static_cast<double>(y[k]) : 0.0,
+                    static_cast<double>(a), static_cast<double>(w),
+                    static_cast<double>(static_cast<T>(exact(static_cast<long double>(x[k]), static_cast<long double>(y[k])))));
+      return buf;
+    }
+  }
+  return "";
+}
+
+// The function named by vector_math.def's sleef column, in long double
+// (<cmath> has every one of them under the same name).
+#define CJ_EXACT(sleef, arity)                                                                     \
+  [](auto a, auto b) -> long double { /* generic, so the other arity's call is discarded */        \
+    if constexpr (arity == 1) return (void)b, std::sleef(a);                                       \
+    else return std::sleef(a, b);                                                                  \
+  }
+
+}  // namespace
+
+TEST_CASE("SLEEF's loops match the template functions", "[vector_math]") {
+  if (!sleef_in_use()) {
+    WARN("SLEEF is not in use here (" << cpu::cpu_math() << "): nothing to compare");
+    return;
+  }
+  // SLEEF is within 1.0 ulp of the exact value (hypot 0.5), so within 1 of
+  // the correctly rounded one.
+#define VM(Id, arity, sleef, bound)                                          \
+  CHECK(compare<float>(Op::Id, arity, 1, CJ_EXACT(sleef, arity)) == "");    \
+  CHECK(compare<double>(Op::Id, arity, 1, CJ_EXACT(sleef, arity)) == "");
+#include "cpu/vector_math.def"
+}
+
+TEST_CASE("float32 power: correctly rounded, NumPy's special values", "[vector_math]") {
+  if (!sleef_in_use()) {
+    WARN("SLEEF is not in use here (" << cpu::cpu_math() << "): the C library's powf is used");
+    return;
+  }
+  DType r = DType::Float32;
+  const cpu::Loop loop = cpu::op_loop(builtin(Op::Power), DType::Float32, 2, r);
+  std::mt19937_64 g(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::size_t n = 1 << 18;
+  // Exponents: any (the general path), and constant integers and halves
+  // (the products path), each over any base.
+  std::vector<float> exps = {NAN, 1.5f, 3.0f, -2.5f, 0.0f, -0.0f, 16.0f, -16.0f, 7.5f, 0.25f, 1.0f, 17.0f, 2.0f, 0.5f, -1.0f};
+  for (std::size_t e = 0; e <= exps.size(); ++e) {
+    std::vector<float> x(n), y(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::uint32_t bits = static_cast<std::uint32_t>(g());
+      std::memcpy(&x[k], &bits, 4);
+      if (std::isnan(x[k])) x[k] = NAN;  // a quiet NaN: the C library answers 1 for NaN ** 0 only then
+      if (k % 2) x[k] = static_cast<float>(std::exp2(u(g) * 60 - 30));
+      y[k] = e < exps.size() ? exps[e] : static_cast<float>((u(g) - 0.5) * 8);
+      if (e == 0) {  // any exponent, any bits
+        bits = static_cast<std::uint32_t>(g());
+        std::memcpy(&y[k], &bits, 4);
+        if (std::isnan(y[k])) y[k] = NAN;
+      }
+    }
+    std::vector<float> got = run(loop, x, y, 2);
+    std::size_t off_by_one = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      float want = static_cast<float>(std::pow(static_cast<double>(x[k]), static_cast<double>(y[k])));
+      if (y[k] == 2.0f) want = x[k] * x[k];
+      if (y[k] == -1.0f) want = 1.0f / x[k];
+      if (y[k] == 0.5f && x[k] > 0) want = std::sqrt(x[k]);
+      const float lib = std::pow(x[k], y[k]);
+      INFO("x = " << x[k] << " (" << std::hexfloat << x[k] << "), y = " << y[k] << std::defaultfloat);
+      if (std::isnan(lib) || std::isnan(got[k])) {
+        REQUIRE((std::isnan(lib) && std::isnan(got[k])));
+        continue;
+      }
+      if (std::isinf(lib) || lib == 0) {
+        REQUIRE(std::memcmp(&lib, &got[k], 4) == 0);
+        continue;
+      }
+      REQUIRE(ulps(got[k], lib) <= 1);
+      REQUIRE(ulps(got[k], want) <= 1);
+      off_by_one += got[k] != want;
+    }
+    // Correctly rounded but for inputs within ~2^-48 of a rounding boundary.
+    INFO("exponent case " << e);
+    CHECK(off_by_one <= n / 10000);
+  }
+}
