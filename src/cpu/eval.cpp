@@ -635,6 +635,9 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
     shape = broadcast_input(shape, inputs[k].view.shape, q.name);
   }
   shape = output_shape(shape, given);
+  int threads = options.threads > 0 ? options.threads : cpu_threads();
+  threads = static_cast<int>(std::min<std::int64_t>(threads, (shape.size() + kChunk - 1) / kChunk));
+  prepare_parallel(threads);  // while the outputs are allocated and the plan made
   std::vector<ArrayView> in_views;
   for (const Input& in : inputs) in_views.push_back(in.view);
   check_inout(p, in_views.data(), shape);
@@ -668,8 +671,6 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
   Planner(p, inputs, shape, base, plan).run();
 
   const std::int64_t tasks = (total + kChunk - 1) / kChunk;
-  int threads = options.threads > 0 ? options.threads : cpu_threads();
-  threads = static_cast<int>(std::min<std::int64_t>(threads, tasks));
   std::vector<Frame> frames(static_cast<std::size_t>(threads));
   // The error of the lowest failing chunk is the one a sequential run reports.
   std::mutex failed_mu;

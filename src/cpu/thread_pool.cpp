@@ -1,6 +1,7 @@
 #include "cpu/thread_pool.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -44,16 +45,14 @@ class Pool {
     int helpers = static_cast<int>(std::min<std::int64_t>(threads, tasks)) - 1;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      while (static_cast<int>(threads_.size()) < helpers) {
-        int id = static_cast<int>(threads_.size()) + 1;
-        threads_.emplace_back([this, id] { work(id); });
-      }
+      start_threads(helpers);
       body_ = &body;
       tasks_ = tasks;
       next_.store(0);
       helpers_ = helpers;
       open_ = true;
       ++generation_;
+      posted_.store(generation_, std::memory_order_release);
     }
     wake_.notify_all();
     claim(0);
@@ -66,18 +65,50 @@ class Pool {
     body_ = nullptr;
   }
 
- private:
   void claim(int worker) {
     for (std::int64_t t; (t = next_.fetch_add(1)) < tasks_;) (*body_)(worker, t);
   }
 
+  void prewake(int threads) {
+    if (threads <= 1) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      start_threads(threads - 1);
+      ++prewake_;
+    }
+    wake_.notify_all();
+  }
+
+ private:
+  void start_threads(int helpers) {  // under mu_
+    while (static_cast<int>(threads_.size()) < helpers) {
+      int id = static_cast<int>(threads_.size()) + 1;
+      threads_.emplace_back([this, id] { work(id); });
+    }
+  }
+
   void work(int id) {
-    std::uint64_t seen = 0;
+    std::uint64_t seen = 0, seen_prewake = 0;
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen || prewake_ != seen_prewake; });
       if (stop_) return;
+      if (generation_ == seen) {
+        // Woken ahead of a job: wait for it awake (its tasks may take less
+        // time than waking a sleeping thread again), a millisecond at most.
+        seen_prewake = prewake_;
+        lock.unlock();
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+        while (posted_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+          __builtin_ia32_pause();
+#endif
+        }
+        lock.lock();
+        continue;
+      }
       seen = generation_;
+      seen_prewake = prewake_;
       if (!open_ || id > helpers_) continue;  // over already, or needs fewer threads
       ++inside_;
       lock.unlock();
@@ -97,6 +128,8 @@ class Pool {
   int helpers_ = 0, inside_ = 0;  // inside_: helpers working on the open job
   bool open_ = false;
   std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> posted_{0};  // generation_, for spinning workers to read unlocked
+  std::uint64_t prewake_ = 0;
   bool stop_ = false;
 };
 
@@ -106,6 +139,8 @@ Pool& pool() {
 }
 
 }  // namespace
+
+void prepare_parallel(int threads) { pool().prewake(threads); }
 
 void parallel_tasks(std::int64_t tasks, int threads, const std::function<void(int, std::int64_t)>& body) {
   pool().run(tasks, threads, body);

@@ -16,6 +16,14 @@ namespace cujit {
 // else std::thread::hardware_concurrency().
 int cpu_threads();
 
+// Wakes the workers a parallel_tasks call on `threads` threads will use, as
+// that call is about to come (the caller is still allocating its output and
+// planning): a sleeping thread woken only when the tasks are posted starts
+// too late to help a call of a few milliseconds where waking an idle CPU is
+// slow (a virtual machine's). Woken workers wait awake for the tasks, a
+// millisecond at most, then sleep again.
+void prepare_parallel(int threads);
+
 // Calls body(worker, task) for every task in [0, tasks), on up to `threads`
 // threads (the caller included); `worker` is in [0, threads) and no two
 // threads share one, so it indexes per-thread scratch. Returns when every
