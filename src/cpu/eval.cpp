@@ -635,9 +635,14 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
     shape = broadcast_input(shape, inputs[k].view.shape, q.name);
   }
   shape = output_shape(shape, given);
+  // The thread team, woken now, while the outputs are allocated and the plan
+  // made. A shape too large to count is the allocation's to report.
+  std::int64_t count = 1;
+  for (int k = 0; k < shape.ndim && count > 0; ++k)
+    if (shape[k] < 0 || __builtin_mul_overflow(count, shape[k], &count)) count = 0;
   int threads = options.threads > 0 ? options.threads : cpu_threads();
-  threads = static_cast<int>(std::min<std::int64_t>(threads, (shape.size() + kChunk - 1) / kChunk));
-  prepare_parallel(threads);  // while the outputs are allocated and the plan made
+  threads = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, (count + kChunk - 1) / kChunk)));
+  prepare_parallel(threads);
   std::vector<ArrayView> in_views;
   for (const Input& in : inputs) in_views.push_back(in.view);
   check_inout(p, in_views.data(), shape);
