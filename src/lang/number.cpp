@@ -22,8 +22,11 @@ double out_of_range(std::string_view t) {
     std::string_view x = t.substr(e + 1);
     bool xneg = !x.empty() && x[0] == '-';
     if (!x.empty() && (x[0] == '-' || x[0] == '+')) x.remove_prefix(1);
-    if (std::from_chars(x.data(), x.data() + x.size(), exp10).ec == std::errc::result_out_of_range)
-      exp10 = std::numeric_limits<long long>::max() / 2;  // no digit count can offset it
+    // Capped at half the range: no digit count can offset it, and adding one
+    // cannot overflow (9223372036854775806 parses, and + 2 digits would not).
+    constexpr long long kCap = std::numeric_limits<long long>::max() / 2;
+    if (std::from_chars(x.data(), x.data() + x.size(), exp10).ec == std::errc::result_out_of_range || exp10 > kCap)
+      exp10 = kCap;
     if (xneg) exp10 = -exp10;
   }
   std::size_t dot = mant.find('.');

@@ -129,6 +129,10 @@ TEST_CASE("parse_double: from_chars with strtod's ranges", "[number]") {
   CHECK(std::signbit(*parse_double("-1e-999")));
   CHECK(parse_double("123456789e-400") == 0.0);
   CHECK(parse_double("1e99999999999999999999999") == inf);
+  // Exponents that parse but leave no room for the digit count (a fuzz find):
+  CHECK(parse_double("999e9223372036854775806") == inf);
+  CHECK(parse_double("999e-9223372036854775807") == 0.0);
+  CHECK(parse_double("0.000999e9223372036854775807") == inf);
   for (const char* bad : {"", "+", "-", "+-1", "2.5x", "2,5", " 1", "x"}) {
     INFO(bad);
     CHECK(parse_double(bad) == std::nullopt);
