@@ -637,9 +637,7 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
   shape = output_shape(shape, given);
   // The thread team, woken now, while the outputs are allocated and the plan
   // made. A shape too large to count is the allocation's to report.
-  std::int64_t count = 1;
-  for (int k = 0; k < shape.ndim && count > 0; ++k)
-    if (shape[k] < 0 || __builtin_mul_overflow(count, shape[k], &count)) count = 0;
+  const std::int64_t count = std::max<std::int64_t>(0, checked_size(shape));
   int threads = options.threads > 0 ? options.threads : cpu_threads();
   threads = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, (count + kChunk - 1) / kChunk)));
   prepare_parallel(threads);
