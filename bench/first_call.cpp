@@ -14,7 +14,7 @@
 #include <chrono>
 
 #include "cujit/elementwise.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "cache/kernel_cache.hpp"
 
 using namespace cujit;

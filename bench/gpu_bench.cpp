@@ -24,7 +24,7 @@
 #include "gpu/codegen.hpp"
 #include "gpu/compile.hpp"
 #include "cujit/elementwise.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "gpu/launch.hpp"
 
 using namespace cujit;

@@ -29,7 +29,7 @@
 
 #include "cujit/elementwise.hpp"
 #include "cujit/evaluate.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "gpu/launch.hpp"
 #include "lang/check.hpp"
 

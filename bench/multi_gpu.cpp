@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "api/split_plan.hpp"
+#include "plan/split_plan.hpp"
 #include "cujit/multi_gpu.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "gpu/generate.hpp"
 #include "gpu/launch.hpp"
 #include "lang/check.hpp"

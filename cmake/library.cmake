@@ -74,5 +74,5 @@ add_library(cujit_internal INTERFACE)
 target_link_libraries(cujit_internal INTERFACE ${CUJIT_INTERNAL_LIBRARY} fmt::fmt-header-only)
 # templates/: src/scalar.hpp compiles the templates' cast as host C++ (src/cpu/ops_host.hpp).
 target_include_directories(cujit_internal INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/templates)
-# src/gpu/driver.hpp and src/gpu/launch.hpp include <cuda.h> (for its types).
+# src/core/driver.hpp and src/gpu/launch.hpp include <cuda.h> (for its types).
 target_include_directories(cujit_internal SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_DIRS})

@@ -1,6 +1,6 @@
 // ---- random.cuh: the array generators' element values (zeros ... randn) ----
 // Compiled into the GPU fill kernels (generate.cu) and, as host C++, into the
-// host fill (src/gpu/generate.cpp), so a generator gives the same bits on the
+// host fill (src/cpu/generate_host.cpp), so a generator gives the same bits on the
 // CPU and on every GPU: element k depends on k and the seed alone (a
 // counter-based generator, no state carried from one element to the next),
 // and the arithmetic is integer operations and correctly rounded IEEE

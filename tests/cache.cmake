@@ -36,7 +36,7 @@ unset(CMAKE_REQUIRED_LINK_OPTIONS)
 if(CUJIT_HAVE_TSAN AND NOT CUJIT_SANITIZE AND NOT CUJIT_SANITIZE_THREAD AND NOT CUJIT_BUILD_FUZZ)
   file(GLOB CUJIT_CACHE_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cache/*.cpp)
   add_executable(cache_tsan ${CMAKE_CURRENT_SOURCE_DIR}/cache_tsan.cpp ${CUJIT_CACHE_SOURCES}
-    ${PROJECT_SOURCE_DIR}/src/fail.cpp ${PROJECT_SOURCE_DIR}/src/lang/number.cpp)
+    ${PROJECT_SOURCE_DIR}/src/core/fail.cpp ${PROJECT_SOURCE_DIR}/src/core/number.cpp)
   # include/ for the public headers, the build's include/ for the generated cujit/export.hpp.
   target_include_directories(cache_tsan PRIVATE ${PROJECT_SOURCE_DIR}/src
     ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "fail.hpp"
-#include "scalar.hpp"
+#include "core/fail.hpp"
+#include "core/scalar.hpp"
 
 namespace cujit {
 

@@ -3,7 +3,7 @@
 #include <new>
 #include <optional>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 namespace cujit {
 

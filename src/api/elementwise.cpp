@@ -7,26 +7,22 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "lang/check.hpp"
-#include "gpu/compile.hpp"
-#include "lang/diagnostic.hpp"
-#include "gpu/driver.hpp"
-#include "cpu/eval.hpp"
-#include "fail.hpp"
-#include "gpu/launch.hpp"
-#include "lang/parse.hpp"
-#include "api/array.hpp"
+#include "api/call.hpp"
 #include "api/elementwise_access.hpp"
+#include "api/programs.hpp"
+#include "cache/record.hpp"
+#include "core/driver.hpp"
+#include "core/fail.hpp"
+#include "core/limits.hpp"
+#include "core/names.hpp"
+#include "core/scratch.hpp"
+#include "gpu/compile.hpp"
+#include "gpu/launch.hpp"
 #include "gpu/raw_cuda.hpp"
-#include "api/record.hpp"
-#include "gpu/layout.hpp"
-#include "gpu/scratch.hpp"
-#include "limits.hpp"
-#include "names.hpp"
+#include "lang/check.hpp"
+#include "lang/diagnostic.hpp"
 #include "lang/parse.hpp"
-#include "gpu/raw_cuda.hpp"
-#include "api/record.hpp"
-#include "gpu/scratch.hpp"
+#include "plan/shapes.hpp"
 
 namespace cujit {
 
@@ -144,7 +140,7 @@ bool is_scalar(const Arg& a) { return (arg_code(a) & 0x80) == 0 || arg_code(a) >
 
 // One binding of the parameters' types: a checked program ready to launch.
 struct Binding {
-  std::unique_ptr<GpuProgram> gpu;
+  std::shared_ptr<const GpuProgram> gpu;  // from the one program cache
   std::vector<std::optional<DType>> convert;  // per input: scalars convert to this dtype (none: passed weak)
   std::vector<int> out_slot;                  // per out_param: its position in Program::outputs
   std::vector<DType> out_dtype;               // per out_param
@@ -267,8 +263,12 @@ struct ElementwiseKernel::Impl {
       decls.push_back(OutputDecl{d.name, t});
     }
 
-    auto program = std::make_shared<Program>();
-    GpuOptions g;
+    ProgramRequest req;
+    req.source = operation;
+    req.params = params;
+    req.outputs = decls;
+    req.mode = Outputs::Exact;
+    GpuOptions& g = req.gpu;
     g.arch = opt.arch;
     g.fast_math = opt.fast_math;
     g.nvrtc_options = opt.nvrtc_options;
@@ -276,16 +276,12 @@ struct ElementwiseKernel::Impl {
     // would otherwise clash with it.
     g.kernel_name = "cujit_" + name;
     if (opt.raw_cuda) {
-      program->ast.source = operation;
-      program->inputs = params;
-      for (const OutputDecl& o : decls) {
+      for (const OutputDecl& o : decls)
         if (!o.dtype)
           fail(ErrorCode::Usage,
                "kernel '{}': in raw CUDA mode the dtype of output '{}' must come from its declaration, an input of "
                "its placeholder, or the output array given",
                name, o.name);
-        program->outputs.push_back(Var{o.name, *o.dtype, false, o.dtype});
-      }
       RawCudaKernel raw;
       raw.operation = operation;
       raw.preamble = opt.preamble;
@@ -295,19 +291,26 @@ struct ElementwiseKernel::Impl {
       g.render_id = raw_cuda_id(raw);
       g.render = [raw](const Program& p, const KernelLayout& l, const std::string& kn) { return render_raw_cuda(raw, p, l, kn); };
       g.max_vector = 1;
-    } else {
-      *program = compile_program(operation, params, decls, Outputs::Exact);
-    }
-    for (const ParamDecl& d : outs) {
-      int slot = -1;
-      for (std::size_t s = 0; s < program->outputs.size(); ++s)
-        if (program->outputs[s].name == d.name) slot = static_cast<int>(s);
-      if (slot < 0) fail(ErrorCode::Internal, "kernel '{}': output '{}' is missing from the checked program", name, d.name);
-      b->out_slot.push_back(slot);
-      b->out_dtype.push_back(program->outputs[static_cast<std::size_t>(slot)].dtype);
+      // Only the parameter list is checked in raw CUDA mode (docs/runtime.md).
+      req.make = [this, &params, &decls] {
+        Program program;
+        program.ast.source = operation;
+        program.inputs = params;
+        for (const OutputDecl& o : decls) program.outputs.push_back(Var{o.name, *o.dtype, false, o.dtype});
+        return program;
+      };
     }
     g.recipe = recipe(bound, args, outputs_given);
-    b->gpu = std::make_unique<GpuProgram>(std::move(program), std::move(g));
+    b->gpu = checked_program(req);
+    const Program& program = b->gpu->program();
+    for (const ParamDecl& d : outs) {
+      int slot = -1;
+      for (std::size_t s = 0; s < program.outputs.size(); ++s)
+        if (program.outputs[s].name == d.name) slot = static_cast<int>(s);
+      if (slot < 0) fail(ErrorCode::Internal, "kernel '{}': output '{}' is missing from the checked program", name, d.name);
+      b->out_slot.push_back(slot);
+      b->out_dtype.push_back(program.outputs[static_cast<std::size_t>(slot)].dtype);
+    }
     return b;
   }
 };
@@ -434,13 +437,16 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
     }
 
   const Binding* b = m.binding(args, count, given);
+  const Program& p = b->gpu->program();
+  Call c(*b->gpu);
+  c.where = on_cpu ? Device::cpu() : Device::cuda(device);
+  c.stream = reinterpret_cast<CUstream>(options.stream ? *options.stream : m.opt.stream);
 
   // Views in program order; scalars converted where the binding says so.
   struct ScalarBytes {
     alignas(16) unsigned char b[16];
   };
   Scratch<ScalarBytes, 8> conv(nin);
-  Scratch<ArrayView, 8> in_views(nin);
   for (std::size_t k = 0; k < nin; ++k) {
     const Arg& a = args[k];
     if (b->convert[k] && (a.view().dtype != *b->convert[k] || a.is_weak())) {
@@ -448,95 +454,44 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
       std::memcpy(conv[k].b, t.view().data, dtype_size(*b->convert[k]));
       ArrayView v = t.view();
       v.data = conv[k].b;
-      in_views[k] = v;
+      c.inputs[k] = v;
     } else {
-      in_views[k] = a.view();
+      c.inputs[k] = a.view();
     }
   }
-  const Program& p = b->gpu->program();
-  // One view per Program output: the out_params, then the inputs the
-  // operation updates in place, which are their own outputs.
-  Scratch<ArrayView, 8> out_views(p.outputs.size());
+  // The out_params given, or allocated with the call's shape; the inputs the
+  // operation updates in place are their own outputs.
   for (std::size_t s = 0; s < p.outputs.size(); ++s) {
     const int k = p.outputs[s].input;
-    if (k < 0) continue;
-    if (!args[k].is_array() || is_scalar(args[k]))
+    if (k >= 0 && (!args[k].is_array() || is_scalar(args[k])))
       fail(ErrorCode::Usage, "kernel '{}': input '{}' is updated in place by the operation, so it must be an array, not a scalar",
            m.name, p.outputs[s].name);
-    out_views[s] = in_views[static_cast<std::size_t>(k)];
   }
-  Shape shape;  // of allocated outputs
-  if (!given) {
+  Shape shape;
+  if (given) {
+    for (std::size_t k = 0; k < nout; ++k) {
+      const auto slot = static_cast<std::size_t>(b->out_slot[k]);
+      c.outputs[slot] = args[nin + k].view();
+      c.given[slot] = true;
+    }
+  } else {
     if (options.shape) {
-      shape = output_shape(broadcast_shape(p, in_views.data()), &*options.shape);
+      shape = output_shape(broadcast_shape(p, c.inputs.data()), &*options.shape);
     } else {
       bool any_raw = false;
       for (const Param& q : p.inputs) any_raw = any_raw || q.raw;
-      shape = broadcast_shape(p, in_views.data());
+      shape = broadcast_shape(p, c.inputs.data());
       if (any_raw && shape.ndim == 0)
         fail(ErrorCode::Usage, "kernel '{}': no input array gives the output shape; pass the outputs or CallOptions::shape",
              m.name);
     }
+    c.shape = &shape;
   }
-  std::vector<Array> allocated;
-  if (given) {
-    for (std::size_t k = 0; k < nout; ++k) out_views[static_cast<std::size_t>(b->out_slot[k])] = args[nin + k].view();
-  } else {
-    allocated.reserve(nout);
-    for (std::size_t k = 0; k < nout; ++k) {
-      allocated.push_back(Array::empty(b->out_dtype[k], shape, on_cpu ? Device::cpu() : Device::cuda(device)));
-      out_views[static_cast<std::size_t>(b->out_slot[k])] = allocated.back().view();
-    }
-  }
-
-  // Inputs updated in place must have the call's shape and their own memory.
-  const bool any_inout = p.outputs.size() > nout;
-  if (any_inout) {
-    const Shape call_shape = given && nout > 0 ? args[nin].view().shape : given ? broadcast_shape(p, in_views.data()) : shape;
-    check_inout(p, in_views.data(), call_shape);
-  }
-
-  if (on_cpu) {
-    // The GPU's checks first (shapes, dtypes, overlap), with its messages, so
-    // a kernel that passes here passes there.
-    const std::size_t nout = p.outputs.size();
-    std::vector<OperandView> iv(nin), ov(nout);
-    std::vector<Input> inputs;
-    for (std::size_t k = 0; k < nin; ++k) {
-      const ArrayView& v = in_views[k];
-      const Param& q = p.inputs[k];
-      iv[k] = OperandView{reinterpret_cast<std::uintptr_t>(v.data), v.dtype, v.shape, v.strides, q.weak || (v.shape.ndim == 0 && !q.raw)};
-      inputs.push_back(Input{q.name, v, q.weak, q.raw});
-    }
-    for (std::size_t k = 0; k < nout; ++k) {
-      const ArrayView& v = out_views[k];
-      ov[k] = OperandView{reinterpret_cast<std::uintptr_t>(v.data), v.dtype, v.shape, v.strides, false};
-    }
-    const LaunchPlan plan = plan_launch(p, iv, ov, 1);
-    check_overlap(p, in_views.data(), out_views.data());
-    std::vector<Output> results = evaluate_program(p, inputs, &plan.shape);
-    for (std::size_t k = 0; k < nout; ++k)
-      if (!results[k].in_place) copy_into(out_views[k], results[k].array.view());
-  } else if (any_inout && needs_error_slot(p)) {
-    // A program that can fail at run time (it waits for the kernel anyway)
-    // leaves the arrays it updates as they were: their results go to new
-    // arrays, copied in after the kernel succeeded.
-    std::vector<Array> staging;
-    for (std::size_t s = 0; s < p.outputs.size(); ++s)
-      if (p.outputs[s].input >= 0) {
-        staging.push_back(Array::empty(p.outputs[s].dtype, out_views[s].shape, Device::cuda(device)));
-        out_views[s] = staging.back().view();
-      }
-    StreamHandle stream = options.stream ? *options.stream : m.opt.stream;
-    b->gpu->launch(device, in_views.data(), out_views.data(), reinterpret_cast<CUstream>(stream));
-    synchronize(device, reinterpret_cast<CUstream>(stream));
-    for (std::size_t s = 0; s < p.outputs.size(); ++s)
-      if (p.outputs[s].input >= 0) copy_into(in_views[static_cast<std::size_t>(p.outputs[s].input)], out_views[s]);
-  } else {
-    StreamHandle stream = options.stream ? *options.stream : m.opt.stream;
-    b->gpu->launch(device, in_views.data(), out_views.data(), reinterpret_cast<CUstream>(stream));
-  }
+  std::vector<Array> made = run_call(c);
   if (given) return {};  // no names to share: the hot path of given outputs stays free of atomics
+  std::vector<Array> allocated;
+  allocated.reserve(nout);
+  for (std::size_t k = 0; k < nout; ++k) allocated.push_back(std::move(made[static_cast<std::size_t>(b->out_slot[k])]));
   return OutputArrays(std::move(allocated), m.out_names);
 }
 

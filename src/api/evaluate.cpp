@@ -1,6 +1,6 @@
 #include "cujit/evaluate.hpp"
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 namespace cujit {
 

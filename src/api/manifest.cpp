@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 #ifdef CUJIT_HAVE_TOMLPLUSPLUS
 // toml++ 3.3 (Debian 12) asserts on some malformed input before reporting it

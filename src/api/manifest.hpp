@@ -1,6 +1,6 @@
 // manifest: the precompile manifest (TOML), a list of kernels to compile
 // ahead for given dtypes, layouts and targets. docs/deploy.md describes the
-// fields; record mode (src/api/record.hpp) writes the same format.
+// fields; record mode (src/cache/record.hpp) writes the same format.
 //
 //   [[kernel]]
 //   name = "axpy"

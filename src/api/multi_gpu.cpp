@@ -1,4 +1,5 @@
 #include "cujit/multi_gpu.hpp"
+#include "plan/shapes.hpp"
 
 #include <functional>
 #include <map>
@@ -11,45 +12,19 @@
 
 #include <fmt/format.h>
 
-#include "api/split_plan.hpp"
-#include "fail.hpp"
-#include "gpu/driver.hpp"
+#include "api/call.hpp"
+#include "api/programs.hpp"
+#include "plan/split_plan.hpp"
+#include "core/fail.hpp"
+#include "core/driver.hpp"
 #include "gpu/launch.hpp"
-#include "gpu/layout.hpp"
+#include "plan/layout.hpp"
 #include "lang/check.hpp"
-#include "lang/lex.hpp"
-#include "names.hpp"
+#include "core/names.hpp"
 
 namespace cujit {
 
 namespace {
-
-// Programs by text and signature, checked once per process (as evaluate() keeps them).
-std::shared_ptr<const GpuProgram> program_for(std::string_view source, const std::vector<Param>& params,
-                                              const std::vector<OutputDecl>& decls, bool fast_math) {
-  static std::mutex mu;
-  static auto* programs = new std::unordered_map<std::string, std::shared_ptr<const GpuProgram>>;
-  std::string key(source);
-  key += '\0';
-  for (const Param& q : params)
-    key += q.name + ':' + std::to_string(static_cast<int>(q.dtype)) + (q.weak ? "w" : "") + (q.raw ? "r" : "") + ',';
-  key += '\0';
-  for (const OutputDecl& d : decls) key += d.name + ':' + std::to_string(d.dtype ? static_cast<int>(*d.dtype) : -1) + ',';
-  key += '\0';
-  if (fast_math) key += "fast";
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = programs->find(key);
-    if (it != programs->end()) return it->second;
-  }
-  auto p = std::make_shared<Program>(compile_program(source, params, decls));
-  GpuOptions g;
-  g.fast_math = fast_math;
-  auto gpu = std::make_shared<const GpuProgram>(std::move(p), g);
-  std::lock_guard<std::mutex> lock(mu);
-  if (programs->size() >= 1024) programs->clear();
-  return programs->emplace(key, gpu).first->second;
-}
 
 // Rows [begin, end) of a view, without a copy.
 ArrayView rows_of(const ArrayView& v, std::int64_t begin, std::int64_t end) {
@@ -106,7 +81,8 @@ struct Job {
 };
 
 Job prepare(const char* who, std::string_view source, const std::vector<NamedArg>& inputs,
-            const std::vector<SplitInput>& distributed, const std::vector<int>& devices, const EvaluateOptions& options) {
+            const std::vector<SplitInput>& distributed, const std::vector<int>& devices, const EvaluateOptions& options,
+            const std::string& kernel_name) {
   for (const NamedArg& a : inputs) check_name(a.name, "input");
   for (const SplitInput& a : distributed) {
     check_name(a.name, "input");
@@ -115,30 +91,27 @@ Job prepare(const char* who, std::string_view source, const std::vector<NamedArg
   for (const auto& d : options.output_dtypes) check_name(d.first, "output");
 
   Job job;
-  const std::set<std::string> raw = indexed_names(source);
-  std::vector<Param> params;
-  bool any_raw = false;
+  ProgramRequest req;
+  req.source = source;
+  req.infer_raw = true;  // the inputs the program indexes are raw parameters, as in evaluate()
   for (const NamedArg& a : inputs) {
-    Param q;
-    q.name = a.name;
-    q.weak = a.value.is_weak();
-    q.raw = raw.count(a.name) > 0;
-    q.dtype = a.value.view().dtype;
-    any_raw = any_raw || q.raw;
-    params.push_back(q);
+    req.params.push_back(Param{a.name, a.value.view().dtype, a.value.is_weak(), false});
     job.views.push_back(a.value.view());
   }
   for (const SplitInput& a : distributed) {
-    params.push_back(Param{a.name, a.array.dtype, false, raw.count(a.name) > 0});
-    any_raw = any_raw || params.back().raw;
+    req.params.push_back(Param{a.name, a.array.dtype, false, false});
     ArrayView v = a.array.pieces[0].array.view();
     v.shape = a.array.shape;
     v.strides = ArrayView::contiguous_strides(v.shape, v.dtype);
     job.views.push_back(v);
   }
-  std::vector<OutputDecl> decls;
-  for (const auto& [name, t] : options.output_dtypes) decls.push_back(OutputDecl{name, t});
-  job.gpu = program_for(source, params, decls, options.fast_math);
+  for (const auto& [name, t] : options.output_dtypes) req.outputs.push_back(OutputDecl{name, t});
+  req.gpu.fast_math = options.fast_math;
+  req.gpu.kernel_name = kernel_name;
+  job.gpu = checked_program(req);
+  const std::vector<Param>& params = job.gpu->program().inputs;
+  bool any_raw = false;
+  for (const Param& q : params) any_raw = any_raw || q.raw;
   const Program& p = job.gpu->program();
   // A split run writes other arrays than its inputs: it has no way yet to
   // update the caller's array in place (docs/language.md, "In-place updates").
@@ -160,15 +133,8 @@ Job prepare(const char* who, std::string_view source, const std::vector<NamedArg
   }
   // The shape as evaluate() finds it: with no array input to give one, a
   // raw input's (so `out = x[n - 1 - i]` reverses x).
-  std::optional<Shape> given = options.shape;
-  const Shape broadcast = broadcast_shape(p, job.views.data());
-  if (!given && broadcast.ndim == 0)
-    for (std::size_t k = 0; k < params.size(); ++k)
-      if (params[k].raw) {
-        given = job.views[k].shape;
-        break;
-      }
-  job.shape = output_shape(broadcast, given ? &*given : nullptr);
+  const std::optional<Shape> given = implied_shape(p, job.views.data(), options.shape);
+  job.shape = output_shape(broadcast_shape(p, job.views.data()), given ? &*given : nullptr);
   job.plan = plan_split(job.shape, in_shapes, job.split ? devices : std::vector<int>(devices.begin(), devices.begin() + 1));
   return job;
 }
@@ -232,7 +198,13 @@ void run(const Job& job, const std::vector<NamedArg>& inputs, const std::vector<
       std::vector<ArrayView> out;
       outputs_of(j, out);
       streams.push_back(StreamPool::instance().take(s.device));
-      job.gpu->launch(s.device, in.data(), out.data(), streams.back()->get());
+      // The slice is a call of its own on its device, its outputs given.
+      Call call(*job.gpu);
+      call.where = dev;
+      call.stream = streams.back()->get();
+      for (std::size_t k = 0; k < in.size(); ++k) call.inputs[k] = in[k];
+      for (std::size_t o = 0; o < out.size(); ++o) call.outputs[o] = out[o], call.given[o] = true;
+      run_call(call);
     }
     for (const auto& st : streams) st->synchronize();
   } catch (...) {
@@ -408,7 +380,7 @@ std::vector<SplitArray> evaluate_split(std::string_view source, const std::vecto
   check_options("evaluate_split", options, "its list");
   const std::vector<int> devices = device_list.empty() ? all_devices() : device_list;
   for (int d : devices) device_info(d);  // a Device error for an ordinal with no GPU
-  const Job job = prepare("evaluate_split", source, inputs, distributed, devices, options);
+  const Job job = prepare("evaluate_split", source, inputs, distributed, devices, options, kDefaultKernelName);
   const Program& p = job.gpu->program();
   std::vector<SplitArray> result;
   for (const Var& v : p.outputs) result.push_back(SplitArray{v.name, v.dtype, job.shape, {}});
@@ -435,7 +407,7 @@ void evaluate_split_into(std::string_view source, const std::vector<NamedArg>& i
   // No device_info() check here: every piece is an array on its GPU, or check_outputs refuses it.
   std::vector<int> devices;
   for (const ArrayPiece& piece : outputs[0].pieces) devices.push_back(piece.device);
-  const Job job = prepare("evaluate_split_into", source, inputs, distributed, devices, options);
+  const Job job = prepare("evaluate_split_into", source, inputs, distributed, devices, options, kDefaultKernelName);
   check_outputs(job, outputs, devices, inputs, distributed);
   run(job, inputs, distributed, [&](std::size_t j, std::vector<ArrayView>& out) {
     for (const SplitArray& a : outputs) out.push_back(a.pieces[j].array.view());

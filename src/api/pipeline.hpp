@@ -1,10 +1,11 @@
-// pipeline: the one path from program text to outputs. cujit::evaluate() is
-// run_pipeline with no hooks; jitrun runs the same call and uses the hooks
+// pipeline: evaluate()'s way in to the one path of a call. cujit::evaluate()
+// is run_pipeline with no hooks; jitrun runs the same call and uses the hooks
 // for what a command line adds (progress, -v timings, --bench, --emit).
 //
-//   names -> parameters -> check (cached per text and signature on the GPU)
-//   -> output shape -> [hooks.checked] -> copies to where it runs -> run
-//   -> outputs (and, with outputs_to_host, their host copies)
+//   names -> parameters -> the checked program (api/programs.hpp: one cache,
+//   one lex and check per text and signature) -> output shape ->
+//   [hooks.checked] -> run_call (api/call.hpp) -> named outputs (and, with
+//   outputs_to_host, their host copies)
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/call.hpp"
 #include "cpu/eval.hpp"
 #include "cujit/evaluate.hpp"
 #include "gpu/launch.hpp"
@@ -29,7 +31,7 @@ struct PipelineStats {
 };
 
 struct PipelineHooks {
-  std::string kernel_name = "cujit_kernel";  // the GPU kernel's symbol
+  std::string kernel_name = kDefaultKernelName;  // the GPU kernel's symbol
   // CPU runs: CpuOptions::progress.
   std::function<void(std::int64_t done, std::int64_t total)> progress;
   // After the check and the output shape, before anything is copied or run:

@@ -11,8 +11,8 @@
 
 #include "lang/check.hpp"
 #include "cujit/elementwise.hpp"
-#include "gpu/driver.hpp"
-#include "fail.hpp"
+#include "core/driver.hpp"
+#include "core/fail.hpp"
 #include "gpu/launch.hpp"
 #include "api/manifest.hpp"
 

@@ -16,7 +16,7 @@
 #include <xxhash.h>
 
 #include "cache/entry.hpp"
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 namespace cujit::cache {
 namespace {

@@ -21,8 +21,8 @@
 #include <thread>
 #include <unordered_map>
 
-#include "fail.hpp"
-#include "lang/number.hpp"
+#include "core/fail.hpp"
+#include "core/number.hpp"
 
 namespace cujit::cache {
 namespace {

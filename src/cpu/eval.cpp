@@ -10,6 +10,7 @@
 // read and written in place; broadcast or strided inputs are gathered a chunk
 // at a time into scratch.
 #include "cpu/eval.hpp"
+#include "plan/shapes.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -22,14 +23,12 @@
 #include <mutex>
 #include <string>
 
-#include "api/array.hpp"
+#include "core/array.hpp"
 #include "lang/check.hpp"
-#include "gpu/codegen.hpp"
-#include "gpu/layout.hpp"
 #include "cpu/eval_loops.hpp"
-#include "fail.hpp"
-#include "cpu/ops_host.hpp"
-#include "scalar.hpp"
+#include "core/fail.hpp"
+#include "core/ops_host.hpp"
+#include "core/scalar.hpp"
 #include "cpu/thread_pool.hpp"
 
 namespace cujit {
@@ -445,7 +444,7 @@ class Planner {
   // Converts an operand to the dtype its operation computes in.
   Val operand(const Expr& a, DType to) {
     Val c = eval(a);
-    if (a.weak && !a.folded && is_integer(to) && c.t == DType::Int64) {
+    if (a.fit) {
       Instr in;
       in.loop = weak_fit_for(to);
       in.arg[0] = c.reg;
@@ -475,8 +474,7 @@ class Planner {
     // A literal above INT64_MAX is held as uint64 (see literal()).
     auto held = [](const Expr& a) { return a.folded && a.value.big ? DType::UInt64 : a.type; };
     DType ta = held(*e.args[0]), tb = held(*e.args[1]);
-    if (is_cmp(e.op) && is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
-        (ta == DType::UInt64 || tb == DType::UInt64)) {
+    if (e.mixed_compare) {
       Val a = convert(eval(*e.args[0]), is_signed_int(ta) ? DType::Int64 : DType::UInt64);
       Val b = convert(eval(*e.args[1]), is_signed_int(tb) ? DType::Int64 : DType::UInt64);
       Loop loop = is_signed_int(ta) ? mixed_compare_for<cj_i64, cj_u64>(e.op) : mixed_compare_for<cj_u64, cj_i64>(e.op);
@@ -624,16 +622,18 @@ struct Frame {
 }  // namespace
 
 std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>& inputs, const Shape* given,
-                                     const CpuOptions& options) {
+                                     const CpuOptions& options, const ArrayView* outputs) {
   if (inputs.size() != p.inputs.size())
     fail(ErrorCode::Usage, "the program has {} parameters but {} inputs were given", p.inputs.size(), inputs.size());
   // NumPy broadcasting over the array inputs (not weak scalars, not raw arrays).
   Shape shape;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const Param& q = p.inputs[k];
+    check_input(p, k, inputs[k].view.dtype, inputs[k].view.shape, inputs[k].view.strides);
     if (q.weak || q.raw) continue;
     shape = broadcast_input(shape, inputs[k].view.shape, q.name);
   }
+  const Shape broadcast = shape;
   shape = output_shape(shape, given);
   // The thread team, woken now, while the outputs are allocated and the plan
   // made. A shape too large to count is the allocation's to report.
@@ -650,8 +650,24 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
   std::vector<void*> base;
   std::vector<ArrayView> out_views;
   // A program that can fail at run time leaves the inputs as they were.
-  const bool staged = needs_error_slot(p);
-  for (const Var& v : p.outputs) {
+  const bool staged = p.can_fail;
+  // Outputs the caller gives are written in place when C-contiguous, else
+  // through a contiguous copy (as an input updated in place is).
+  std::vector<const ArrayView*> copy_to(p.outputs.size(), nullptr);
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) {
+    const Var& v = p.outputs[o];
+    if (v.input < 0 && outputs && outputs[o].data) {
+      const ArrayView& y = outputs[o];
+      if (y.device.kind != Device::CPU)
+        fail(ErrorCode::Usage, "output '{}' is in GPU memory; the CPU evaluator needs host arrays", v.name);
+      check_given_output(p, o, y.dtype, y.shape, shape, broadcast);
+      const bool direct = y.is_c_contiguous();
+      outs.push_back({v.name, direct ? HostArray() : HostArray(v.dtype, shape)});
+      base.push_back(direct ? y.data : outs.back().array.data());
+      out_views.push_back(y);
+      if (!direct) copy_to[o] = &y;
+      continue;
+    }
     if (v.input < 0) {
       outs.push_back({v.name, HostArray(v.dtype, shape)});
       base.push_back(outs.back().array.data());
@@ -700,11 +716,15 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
   if (failure) std::rethrow_exception(failure);
   // Arrays updated through a copy (strided ones, or all where the program can
   // fail) get their results now that the run has succeeded.
-  for (std::size_t k = 0; k < outs.size(); ++k)
+  for (std::size_t k = 0; k < outs.size(); ++k) {
     if (outs[k].in_place && outs[k].array.data()) {
       copy_into(inputs[static_cast<std::size_t>(p.outputs[k].input)].view, outs[k].array.view());
       outs[k].array = HostArray();
+    } else if (copy_to[k]) {
+      copy_into(*copy_to[k], outs[k].array.view());
+      outs[k].array = HostArray();
     }
+  }
   if (options.progress) options.progress(total, total);
   return outs;
 }

@@ -46,10 +46,14 @@ struct CpuOptions {
 // Runs an already checked program (the inputs in the order of its parameters).
 // An input the program updates in place (`x *= 5`) is written in its own
 // array, which must be host memory of the outputs' shape; nothing is written
-// when a check fails (check_inout, check_overlap in gpu/layout.hpp).
+// when a check fails (check_inout, check_overlap in plan/shapes.hpp).
 // `shape`, when given, is the shape of the outputs; otherwise the broadcast
-// shape of the array inputs (0-d when there is none).
+// shape of the array inputs (0-d when there is none). `outputs`, when given,
+// holds one view per Program::outputs: a host array to write the output into
+// (of the call's shape and the output's dtype; its Output::array is then
+// empty), or a view with no data, for a new array.
 std::vector<Output> evaluate_program(const Program& program, const std::vector<Input>& inputs,
-                                     const Shape* shape = nullptr, const CpuOptions& options = {});
+                                     const Shape* shape = nullptr, const CpuOptions& options = {},
+                                     const ArrayView* outputs = nullptr);
 
 }  // namespace cujit

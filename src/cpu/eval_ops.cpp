@@ -8,8 +8,8 @@
 
 #include "lang/check.hpp"
 #include "cpu/eval_loops.hpp"
-#include "fail.hpp"
-#include "cpu/ops_host.hpp"
+#include "core/fail.hpp"
+#include "core/ops_host.hpp"
 #include "cpu/vector_math.hpp"
 
 namespace cujit::cpu {

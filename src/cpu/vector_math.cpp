@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 // Only the loops below run AVX2 instructions (the target attribute), and only
 // after the CPU said it has them: the rest of this file, like the library, is

@@ -16,9 +16,9 @@
 
 #include "lang/check.hpp"
 #include "cujit/array.hpp"
-#include "fail.hpp"
-#include "names.hpp"
-#include "scalar.hpp"
+#include "core/fail.hpp"
+#include "core/names.hpp"
+#include "core/scalar.hpp"
 #include "gpu/templates.hpp"
 
 namespace cujit {
@@ -245,7 +245,7 @@ class BodyGen {
     if (a.folded) return const_in(a, to);
     std::string c = gen(a);
     DType from = value_dtype(a);
-    if (a.weak && is_integer(to) && from == DType::Int64 && to != DType::Int64) {
+    if (a.fit) {
       use(kChecks);
       uses_err_ = true;
       c = "cj::fit<" + ctype(to) + ">(" + c + ", " + std::to_string(static_cast<int>(to)) + ", cj_err)";
@@ -287,10 +287,8 @@ class BodyGen {
     const Expr& a = *e.args[0];
     const Expr& b = *e.args[1];
     DType ta = value_dtype(a), tb = value_dtype(b);
-    // int64 against uint64: NumPy compares exactly, with no common dtype. (A
-    // literal above INT64_MAX is a uint64 value and compares in uint64.)
-    if (is_cmp(e.op) && is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
-        (ta == DType::UInt64 || tb == DType::UInt64)) {
+    // int64 against uint64 (check's Expr::mixed_compare): compared exactly.
+    if (e.mixed_compare) {
       use(kIntOps);
       std::string x = value_in(a, is_signed_int(ta) ? DType::Int64 : DType::UInt64);
       std::string y = value_in(b, is_signed_int(tb) ? DType::Int64 : DType::UInt64);
@@ -376,15 +374,6 @@ class BodyGen {
   std::vector<std::string> lines_;
 };
 
-// Whether a program can record a failure at run time: raw indexing, or a weak
-// integer that must fit an operation's integer type. (The generator decides
-// the same thing while it writes the body.)
-bool can_fail(const Program& p) {
-  BodyGen g(p);
-  g.run();
-  return g.uses_err_;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -431,8 +420,6 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
   if (g.uses_err_) s.push_back({ArgSlot::Kind::Error, -1, DType::Int64, 8, 8, "cj_err"});
   return s;
 }
-
-bool needs_error_slot(const Program& p) { return can_fail(p); }
 
 std::string kernel_error_message(const Program& p, const std::int64_t err[4]) {
   if (err[0] == 1) {

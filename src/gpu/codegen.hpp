@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cujit/dtype.hpp"
-#include "gpu/layout.hpp"
+#include "plan/layout.hpp"
 
 namespace cujit {
 
@@ -67,8 +67,6 @@ struct ArgSlot {
 std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& layout);
 
 
-// Whether the kernel takes the Error argument.
-bool needs_error_slot(const Program& p);
 // The message for a failure the kernel recorded (err[0] != 0), as the CPU evaluator words it.
 std::string kernel_error_message(const Program& p, const std::int64_t err[4]);
 

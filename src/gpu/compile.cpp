@@ -13,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 namespace cujit {
 namespace {

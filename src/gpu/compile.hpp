@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/compiled_kernel.hpp"
+#include "core/compiled_kernel.hpp"
 
 namespace cujit {
 

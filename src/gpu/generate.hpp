@@ -1,34 +1,15 @@
-// The array generators of jitrun's -i NAME=rand(N) ... (zeros, ones, full,
-// arange, linspace, rand, randn), filled in host memory or directly in a
-// GPU's memory with the same values, bit for bit: both run the element
-// functions of templates/random.cuh (the host compiles it as C++, NVRTC into
-// a fill kernel that goes through the kernel cache like any other).
-//
-// rand and randn are counter-based (Philox4x32-10, Box-Muller for randn):
-// element k is a function of k and the seed alone, so any slice of an array
-// can be made anywhere, in parallel, and a seed always gives the same array.
+// The GPU's fill kernel of the array generators (plan/generator.hpp): it
+// fills an array in a GPU's memory with the values cpu/generate_host gives,
+// bit for bit (both run templates/random.cuh's element functions; NVRTC
+// compiles the fill kernel, which goes through the kernel cache like any other).
 #pragma once
 #include <cuda.h>
 
 #include <cstdint>
 
-#include "cujit/array.hpp"
+#include "plan/generator.hpp"
 
 namespace cujit {
-
-struct GeneratorSpec {
-  enum Kind { Zeros, Ones, Full, Arange, Linspace, Rand, Randn } kind = Zeros;
-  double value = 0;                 // full
-  double start = 0, stop = 0;       // linspace
-  std::uint64_t seed = 0;           // rand, randn
-};
-
-// The generator's name as jitrun spells it ("randn").
-const char* generator_name(GeneratorSpec::Kind k);
-
-// Fills `out` (a C-contiguous host array) on the CPU's threads. fail(Usage)
-// for randn of an integer or bool dtype.
-void generate_host(const GeneratorSpec& spec, const ArrayView& out);
 
 // Fills `out` (a C-contiguous array on a CUDA device) with the values
 // generate_host gives, queued on `stream` (nullptr: the legacy default

@@ -14,9 +14,11 @@ cache::Key KernelKey::disk_key(const Compile& c, std::string_view source) {
 
 cache::Key program_key(std::string_view source, const std::vector<Param>& inputs,
                        const std::vector<OutputDecl>& outputs, std::string_view kernel_name,
-                       std::string_view render_id, bool render, bool fast_math) {
+                       std::string_view render_id, bool render, bool fast_math,
+                       std::string_view checking) {
   cache::KeyBuilder b;
   b.add("cujit.program.1").add(source).add(kernel_name).add(render_id);
+  if (!checking.empty()) b.add(checking);
   b.add(static_cast<std::uint64_t>((render ? 1u : 0u) | (fast_math ? 2u : 0u)));
   b.add(static_cast<std::uint64_t>(inputs.size()));
   for (const Param& q : inputs)

@@ -12,7 +12,7 @@
 
 #include "cache/key.hpp"
 #include "gpu/compile.hpp"
-#include "gpu/layout.hpp"
+#include "plan/layout.hpp"
 #include "lang/check.hpp"
 
 namespace cujit {
@@ -20,11 +20,13 @@ namespace cujit {
 // A program as a caller names it, before or after it is checked: its text,
 // its parameters (name, dtype, weak, raw), its outputs (name and dtype, or
 // none where the program decides), and what turns it into a kernel (the
-// kernel's name; a raw-CUDA renderer, named by render_id; fast math). The
-// evaluate() program cache keys by it, and the memory key starts from it.
+// kernel's name; a raw-CUDA renderer, named by render_id; fast math; how the
+// text is checked and compiled, `checking`). The one program cache
+// (api/programs.hpp) keys by it, and the memory key starts from it.
 cache::Key program_key(std::string_view source, const std::vector<Param>& inputs,
                        const std::vector<OutputDecl>& outputs, std::string_view kernel_name,
-                       std::string_view render_id = {}, bool render = false, bool fast_math = false);
+                       std::string_view render_id = {}, bool render = false, bool fast_math = false,
+                       std::string_view checking = {});
 
 class KernelKey {
  public:

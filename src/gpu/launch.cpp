@@ -1,4 +1,5 @@
 #include "gpu/launch.hpp"
+#include "plan/shapes.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,15 +12,15 @@
 
 #include "lang/check.hpp"
 #include "gpu/compile.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "cache/entry.hpp"
-#include "fail.hpp"
-#include "api/record.hpp"
+#include "core/fail.hpp"
+#include "cache/record.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cache/kernel_image.hpp"
 #include "cache/key.hpp"
 #include "gpu/kernel_key.hpp"
-#include "gpu/scratch.hpp"
+#include "core/scratch.hpp"
 
 namespace cujit {
 
@@ -128,17 +129,6 @@ const char* kernel_source_name(LaunchStats::Kernel k) {
   return "?";
 }
 
-Shape broadcast_shape(const Program& p, const ArrayView* inputs) {
-  Shape s;
-  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
-    const Param& q = p.inputs[k];
-    if (q.weak || q.raw) continue;
-    const Shape& t = inputs[k].shape;
-    s = broadcast_input(s, t, q.name);
-  }
-  return s;
-}
-
 struct GpuProgram::Impl {
   std::shared_ptr<const Program> program;
   GpuOptions opt;
@@ -158,7 +148,7 @@ struct GpuProgram::Impl {
   const bool needs_err;
 
   Impl(std::shared_ptr<const Program> p, GpuOptions o)
-      : program(std::move(p)), opt(std::move(o)), needs_err(!opt.render && needs_error_slot(*program)) {
+      : program(std::move(p)), opt(std::move(o)), needs_err(!opt.render && program->can_fail) {
     std::vector<OutputDecl> outs;
     for (const Var& v : program->outputs) outs.push_back(OutputDecl{v.name, v.dtype});
     base_key = program_key(program->ast.source, program->inputs, outs, opt.kernel_name, opt.render_id,

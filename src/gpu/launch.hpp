@@ -23,7 +23,7 @@
 
 #include "gpu/codegen.hpp"
 #include "gpu/compile.hpp"
-#include "gpu/compiled_kernel.hpp"
+#include "core/compiled_kernel.hpp"
 #include "cache/entry.hpp"
 #include "cujit/array.hpp"
 
@@ -35,6 +35,9 @@ namespace cujit {
 
 struct Program;
 
+// The kernel symbol of a program that names none (evaluate(), the multi-GPU split).
+inline constexpr const char* kDefaultKernelName = "cujit_kernel";
+
 struct GpuOptions {
   int arch = 0;            // compile for sm_<arch> (capped to what NVRTC supports); 0: each device's own
   bool fast_math = false;  // --use_fast_math: looser accuracy than the contract's
@@ -43,7 +46,7 @@ struct GpuOptions {
   // step within 16 bytes of the widest operand, so 16 means "16-byte vectors".
   int max_vector = kDefaultMaxVector;
   bool force_index64 = false;  // test hook: 64-bit index arithmetic where 32 bits would do
-  std::string kernel_name = "cujit_kernel";  // a C identifier, not starting with cj_
+  std::string kernel_name = kDefaultKernelName;  // a C identifier, not starting with cj_
   // Raw CUDA mode: renders the kernel for a layout instead of generate_source.
   // It must follow kernel_signature(program, layout). Its compile errors are
   // the user's (ErrorCode::Program). `render_id` names everything the
@@ -115,9 +118,6 @@ class GpuProgram {
   std::unique_ptr<Impl> impl_;
 };
 
-// The outputs' shape of a call: the NumPy broadcast of the non-raw, non-weak
-// array inputs (0-d when there are none). fail(Data) when they do not broadcast.
-Shape broadcast_shape(const Program& p, const ArrayView* inputs);
 
 
 // Copies `src` (any strides) into `dst` (same dtype and shape), both on one
@@ -139,7 +139,7 @@ std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string
 // target and NVRTC version: what a launch does for a new layout, and what
 // `jitcache compile` does without a GPU. `compiled` tells whether NVRTC ran.
 // `recipe` (a manifest entry, see GpuProgram::recipe) is kept in the entry's
-// PTX and, when NVRTC ran and CUJIT_RECORD is set, recorded (src/api/record.hpp).
+// PTX and, when NVRTC ran and CUJIT_RECORD is set, recorded (src/cache/record.hpp).
 // An entry read from disk must hold `kernel_name` for the target (ELF, symbol,
 // PTX; src/cache/kernel_image.hpp) and, when `signature` is given, take those
 // parameters; otherwise it is discarded with a warning and compiled again.

@@ -5,8 +5,8 @@
 #include "lang/check.hpp"
 #include "lang/check.hpp"
 #include "gpu/codegen.hpp"
-#include "fail.hpp"
-#include "names.hpp"
+#include "core/fail.hpp"
+#include "core/names.hpp"
 
 namespace cujit {
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 namespace cujit {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "fail.hpp"
-#include "half.hpp"
-#include "api/array.hpp"
+#include "core/fail.hpp"
+#include "core/half.hpp"
+#include "core/array.hpp"
 
 namespace cujit {
 

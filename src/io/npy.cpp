@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "npy.cpp assumes a little-endian host (NumPy's '<' is then the native order)"

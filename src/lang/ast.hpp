@@ -61,6 +61,13 @@ struct Expr {
   Sym sym = Sym::None;
   int slot = -1;  // Input/Local/Output index
   bool folded = false;  // a constant: `value` holds it (in `type` when not weak)
+  // Decided once by check (mark_run_time), read by every back end:
+  // fit: a weak int64 operand converted to a narrower integer op_type must fit
+  //   it at run time (the value is not known until then); a failure goes to
+  //   the error slot. mixed_compare: an int64 against a uint64 comparison,
+  //   which NumPy evaluates exactly, with no common dtype (cmp_lt and friends).
+  bool fit = false;
+  bool mixed_compare = false;
 };
 using ExprPtr = std::unique_ptr<Expr>;
 

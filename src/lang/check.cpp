@@ -5,13 +5,13 @@
 #include <map>
 #include <set>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 #include "lang/hints.hpp"
 #include "lang/parse.hpp"
 #include "lang/types.hpp"
 #include "lang/hints.hpp"
-#include "limits.hpp"
-#include "names.hpp"
+#include "core/limits.hpp"
+#include "core/names.hpp"
 #include "lang/parse.hpp"
 #include "lang/types.hpp"
 
@@ -799,6 +799,54 @@ class Checker {
   std::string_view target_;  // the statement being checked (for hints)
 };
 
+// The value an expression evaluates to has this dtype (an integer literal above
+// INT64_MAX is held as a uint64).
+DType held_dtype(const Expr& e) {
+  if (e.folded && e.value.kind == Value::Int && e.value.big) return DType::UInt64;
+  return e.type;
+}
+
+void mark_operand(Expr& a, DType to, Program& p) {
+  if (a.weak && !a.folded && is_integer(to) && held_dtype(a) == DType::Int64 && to != DType::Int64)
+    a.fit = p.can_fail = true;
+}
+
+// The run-time decisions both back ends share (Expr::fit, Expr::mixed_compare,
+// Program::can_fail), made once over the checked tree in the order the back
+// ends evaluate it: folded subtrees are constants and run nothing.
+void mark_run_time(Expr& e, Program& p) {
+  if (e.folded) return;
+  for (auto& a : e.args) mark_run_time(*a, p);
+  const bool cmp = e.kind == Expr::Binary && e.op >= Op::Lt && e.op <= Op::Ne;
+  switch (e.kind) {
+    case Expr::Literal:
+    case Expr::Name: return;
+    case Expr::Index: p.can_fail = true; return;
+    case Expr::Ternary:
+      mark_operand(*e.args[1], e.op_type, p);
+      mark_operand(*e.args[2], e.op_type, p);
+      return;
+    case Expr::Binary:
+      if (cmp) {
+        DType ta = held_dtype(*e.args[0]), tb = held_dtype(*e.args[1]);
+        e.mixed_compare = is_integer(ta) && is_integer(tb) && is_signed_int(ta) != is_signed_int(tb) &&
+                          (ta == DType::UInt64 || tb == DType::UInt64);
+        if (e.mixed_compare) return;
+      }
+      break;
+    case Expr::Call:
+      if (e.builtin->special == Special::Cast || e.builtin->special == Special::Size) return;
+      if (e.builtin->special == Special::Where) {
+        mark_operand(*e.args[1], e.op_type, p);
+        mark_operand(*e.args[2], e.op_type, p);
+        return;
+      }
+      break;
+    case Expr::Unary: break;
+  }
+  for (auto& a : e.args) mark_operand(*a, e.op_type, p);
+}
+
 }  // namespace
 
 Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<OutputDecl>& outputs, Outputs mode) {
@@ -806,6 +854,7 @@ Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<Outpu
   p.ast = std::move(ast);
   p.inputs = inputs;
   Checker(p, outputs, mode).run();
+  for (Stmt& st : p.ast.stmts) mark_run_time(*st.expr, p);
   return p;
 }
 

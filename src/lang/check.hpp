@@ -40,6 +40,10 @@ struct Program {
   std::vector<Var> locals;
   std::vector<Var> outputs;  // in order of first assignment; in/out parameters too (Var::input)
   bool uses_index = false;   // `i` or `n` appears
+  // The program can fail at run time (raw indexing, a weak integer operand that
+  // must fit its operation's type: Expr::fit), so a kernel takes the error slot
+  // and in-place results are staged until the run succeeded.
+  bool can_fail = false;
 };
 
 // Which targets are outputs: with Outputs::Exact, the declared ones alone (an

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 namespace cujit {
 

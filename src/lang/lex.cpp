@@ -11,11 +11,11 @@
 #include <system_error>
 
 #include "lang/hints.hpp"
-#include "lang/number.hpp"
+#include "core/number.hpp"
 
-#include "fail.hpp"
-#include "limits.hpp"
-#include "names.hpp"
+#include "core/fail.hpp"
+#include "core/limits.hpp"
+#include "core/names.hpp"
 
 namespace cujit {
 
@@ -270,14 +270,6 @@ std::vector<Token> tokenize(std::string_view source) {
          "error: the program is {} bytes long; the limit is {} bytes (1 MiB)\nhint: split it into several programs",
          source.size(), kMaxProgramBytes);
   return Lexer(source).run();
-}
-
-std::set<std::string> indexed_names(std::string_view program) {
-  std::set<std::string> out;
-  auto toks = tokenize(program);
-  for (std::size_t k = 0; k + 1 < toks.size(); ++k)
-    if (toks[k].kind == Tok::Ident && toks[k + 1].kind == Tok::LBracket) out.insert(std::string(toks[k].text));
-  return out;
 }
 
 }  // namespace cujit

@@ -33,7 +33,4 @@ struct Token {
 
 std::vector<Token> tokenize(std::string_view source);
 
-// The names a program indexes (`x[j]`): the inputs jitrun and evaluate() pass as raw parameters.
-std::set<std::string> indexed_names(std::string_view program);
-
 }  // namespace cujit

@@ -8,12 +8,12 @@
 #include <fmt/format.h>
 
 #include "cujit/error.hpp"
-#include "fail.hpp"
+#include "core/fail.hpp"
 #include "lang/hints.hpp"
 #include "lang/lex.hpp"
 #include "lang/hints.hpp"
 #include "lang/lex.hpp"
-#include "limits.hpp"
+#include "core/limits.hpp"
 
 namespace cujit {
 
@@ -595,5 +595,19 @@ class Parser {
 }  // namespace
 
 Ast parse(std::string_view source) { return Parser(source).program(); }
+
+namespace {
+void collect_indexed(const Expr& e, std::set<std::string>& out) {
+  if (e.kind == Expr::Index) out.insert(e.name);
+  for (const auto& a : e.args) collect_indexed(*a, out);
+}
+}  // namespace
+
+std::set<std::string> indexed_names(const Ast& ast) {
+  std::set<std::string> out;
+  for (const Stmt& s : ast.stmts)
+    if (s.expr) collect_indexed(*s.expr, out);
+  return out;
+}
 
 }  // namespace cujit

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "cujit/array.hpp"
-#include "gpu/driver.hpp"
-#include "scalar.hpp"
+#include "core/driver.hpp"
+#include "core/scalar.hpp"
 
 namespace cujit::gputest {
 

@@ -9,7 +9,7 @@
 
 #include <cstdio>
 
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "gpu_util.hpp"
 
 int main(int argc, char** argv) {

@@ -13,7 +13,7 @@
 
 #include "cujit/elementwise.hpp"
 #include "cujit/precompile.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "gpu_util.hpp"
 #include "cache/kernel_cache.hpp"
 #include "api/manifest.hpp"

@@ -12,7 +12,7 @@
 #include "catch.hpp"
 #include "gpu/compile.hpp"
 #include "cujit/error.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 
 using namespace cujit;
 

@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "cpu/generate_host.hpp"
 #include "cujit/error.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "gpu/generate.hpp"
 #include "gpu_util.hpp"
 

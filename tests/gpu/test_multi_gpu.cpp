@@ -17,7 +17,7 @@
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "cujit/multi_gpu.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "unit/error_of.hpp"
 #include "gpu_util.hpp"
 #include "unit/reference.hpp"

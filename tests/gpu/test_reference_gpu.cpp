@@ -32,6 +32,7 @@
 #include <thread>
 
 #include "catch.hpp"
+#include "plan/shapes.hpp"
 #include "lang/check.hpp"
 #include "cujit/error.hpp"
 #include "cpu/eval.hpp"

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "half.hpp"
+#include "core/half.hpp"
 
 namespace cujit::ref {
 namespace {

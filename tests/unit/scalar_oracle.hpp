@@ -10,7 +10,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "scalar.hpp"
+#include "core/scalar.hpp"
 
 namespace cujit::scalar {
 

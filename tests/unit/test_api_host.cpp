@@ -11,7 +11,7 @@
 #include "cujit/elementwise.hpp"
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "unit/error_of.hpp"
 
 using namespace cujit;

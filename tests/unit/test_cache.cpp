@@ -32,7 +32,7 @@
 #include "cache_test_util.hpp"
 #include "cujit/error.hpp"
 #include "cache/entry.hpp"
-#include "fail.hpp"
+#include "core/fail.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cache/key.hpp"
 

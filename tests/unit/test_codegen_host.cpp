@@ -26,7 +26,7 @@
 #include "scalar_oracle.hpp"
 
 // The templates as the CPU evaluator compiles them (the host stand-ins for what NVRTC provides).
-#include "cpu/ops_host.hpp"
+#include "core/ops_host.hpp"
 
 
 using namespace cujit;

@@ -5,7 +5,7 @@
 #include "catch.hpp"
 #include "gpu/compile.hpp"
 #include "cujit/error.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "gpu/launch.hpp"
 
 using namespace cujit;

@@ -20,7 +20,7 @@
 #include "gpu/launch.hpp"
 #include "api/manifest.hpp"
 #include "api/precompile.hpp"
-#include "api/record.hpp"
+#include "cache/record.hpp"
 
 using namespace cujit;
 

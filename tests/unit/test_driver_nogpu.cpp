@@ -12,7 +12,7 @@
 #include "cujit/array.hpp"
 #include "cujit/elementwise.hpp"
 #include "cujit/evaluate.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 
 using namespace cujit;
 

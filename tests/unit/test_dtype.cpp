@@ -1,6 +1,6 @@
 #include "catch.hpp"
 #include "cujit/dtype.hpp"
-#include "half.hpp"
+#include "core/half.hpp"
 
 using namespace cujit;
 

@@ -11,7 +11,7 @@
 #include "catch.hpp"
 #include "cujit/error.hpp"
 #include "io/format.hpp"
-#include "half.hpp"
+#include "core/half.hpp"
 
 using namespace cujit;
 

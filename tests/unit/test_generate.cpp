@@ -1,8 +1,9 @@
-// The array generators (src/gpu/generate.hpp, templates/random.cuh) on the
+// The array generators (src/plan/generator.hpp, templates/random.cuh) on the
 // host: Philox's known answers, the own log/sin/cos against libm, the
 // conversions against the language's cast, statistics, and reproducibility.
 // tests/gpu/test_generate_gpu.cpp checks that the GPU fill gives the same bits.
 #include "catch.hpp"
+#include "cpu/generate_host.hpp"
 
 #include <cmath>
 #include <complex>
@@ -11,16 +12,13 @@
 #include <random>
 #include <vector>
 
-#include "cpu/ops_host.hpp"
+#include "core/ops_host.hpp"
 #include "cujit/error.hpp"
 #include "gpu/compile.hpp"
 #include "gpu/generate.hpp"
-#include "scalar.hpp"
+#include "core/scalar.hpp"
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#include "random.cuh"
-#pragma GCC diagnostic pop
+// random.cuh's element functions come with plan/generator.hpp.
 
 using namespace cujit;
 

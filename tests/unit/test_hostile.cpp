@@ -23,11 +23,11 @@
 #include "cujit/evaluate.hpp"
 #include "lang/diagnostic.hpp"
 #include "io/format.hpp"
-#include "limits.hpp"
-#include "names.hpp"
+#include "core/limits.hpp"
+#include "core/names.hpp"
 #include "io/npy.hpp"
 #include "lang/parse.hpp"
-#include "api/array.hpp"
+#include "core/array.hpp"
 
 using namespace cujit;
 namespace fs = std::filesystem;

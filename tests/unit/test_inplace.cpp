@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "plan/shapes.hpp"
 #include "cujit/elementwise.hpp"
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "cpu/eval.hpp"
-#include "gpu/layout.hpp"
+#include "plan/layout.hpp"
 #include "lang/check.hpp"
 #include "unit/error_of.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "catch.hpp"
 #include "gpu/codegen.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "gpu/kernel_key.hpp"
 #include "gpu/launch.hpp"
 #include "lang/check.hpp"

@@ -19,7 +19,7 @@
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "lang/lex.hpp"
-#include "lang/number.hpp"
+#include "core/number.hpp"
 
 using namespace cujit;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/split_plan.hpp"
+#include "plan/split_plan.hpp"
 #include "cujit/multi_gpu.hpp"
 #include "error_of.hpp"
 

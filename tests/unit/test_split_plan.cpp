@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "api/split_plan.hpp"
+#include "plan/split_plan.hpp"
 #include "cujit/error.hpp"
 
 using namespace cujit;

@@ -15,23 +15,23 @@
 #include "gpu/codegen.hpp"
 #include "gpu/compile.hpp"
 #include "cujit/error.hpp"
-#include "fail.hpp"
+#include "core/fail.hpp"
 #include "cache/archive.hpp"
 #include "cujit/precompile.hpp"
 #include "cache/kernel_cache.hpp"
 #include "gpu/kernel_key.hpp"
 #include "gpu/launch.hpp"
 #include "api/manifest.hpp"
-#include "lang/number.hpp"
+#include "core/number.hpp"
 #include "api/precompile.hpp"
-#include "api/record.hpp"
+#include "cache/record.hpp"
 #include "cache/kernel_cache.hpp"
 #include "gpu/launch.hpp"
 #include "api/manifest.hpp"
-#include "names.hpp"
-#include "lang/number.hpp"
+#include "core/names.hpp"
+#include "core/number.hpp"
 #include "api/precompile.hpp"
-#include "api/record.hpp"
+#include "cache/record.hpp"
 #include "../tool_common.hpp"
 
 using namespace cujit;
@@ -175,7 +175,7 @@ std::string json_quote(std::string_view s) {
   return out + "\"";
 }
 
-// What an entry was made from, from the recipe in its PTX (src/api/record.hpp).
+// What an entry was made from, from the recipe in its PTX (src/cache/record.hpp).
 struct Made {
   std::string recipe, name, program, dtypes, layout;
 };

@@ -16,20 +16,21 @@
 #include <vector>
 
 #include "api/pipeline.hpp"
+#include "plan/shapes.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cpu/thread_pool.hpp"
 #include "cpu/vector_math.hpp"
 #include "cujit/error.hpp"
-#include "fail.hpp"
+#include "core/fail.hpp"
 #include "gpu/compile.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 #include "gpu/launch.hpp"
 #include "io/format.hpp"
 #include "io/npy.hpp"
 #include "lang/check.hpp"
-#include "names.hpp"
+#include "core/names.hpp"
 #include "progress.hpp"
-#include "scalar.hpp"
+#include "core/scalar.hpp"
 #include "sources.hpp"
 #include "split.hpp"
 #include "../tool_common.hpp"
@@ -350,6 +351,8 @@ int run(const Options& args) {
   PipelineStats st;
   PipelineHooks hooks;
   hooks.kernel_name = "jitrun";
+  // --device all: the split's own name, so it finds the program the pipeline checked.
+  if (opt.device == "all" && opt.emit.empty()) hooks.kernel_name = kDefaultKernelName;
   hooks.stats = &st;
   hooks.outputs_to_host = true;
   jitrun::Progress progress;

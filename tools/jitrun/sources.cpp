@@ -1,4 +1,5 @@
 #include "sources.hpp"
+#include "cpu/generate_host.hpp"
 
 #include <cmath>
 #include <complex>
@@ -10,12 +11,12 @@
 #include <fstream>
 #include <iterator>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 #include "lang/lex.hpp"
-#include "lang/number.hpp"
+#include "core/number.hpp"
 #include "io/npy.hpp"
-#include "scalar.hpp"
-#include "api/array.hpp"
+#include "core/scalar.hpp"
+#include "core/array.hpp"
 #include "gpu/generate.hpp"
 
 namespace cujit::jitrun {

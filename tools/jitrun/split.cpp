@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "cujit/multi_gpu.hpp"
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 
 namespace cujit::jitrun {
 

@@ -10,8 +10,8 @@
 #include <type_traits>
 
 #include "cujit/dtype.hpp"
-#include "cpu/ops_host.hpp"
-#include "half.hpp"
+#include "core/ops_host.hpp"
+#include "core/half.hpp"
 
 namespace cujit::scalar {
 

@@ -1,4 +1,4 @@
-#include "lang/number.hpp"
+#include "core/number.hpp"
 
 #include <charconv>
 #include <cmath>

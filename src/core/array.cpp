@@ -7,9 +7,9 @@
 #include <new>
 #include <vector>
 
-#include "gpu/driver.hpp"
-#include "fail.hpp"
-#include "api/array.hpp"
+#include "core/driver.hpp"
+#include "core/fail.hpp"
+#include "core/array.hpp"
 
 namespace cujit {
 

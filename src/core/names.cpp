@@ -1,11 +1,11 @@
-#include "names.hpp"
+#include "core/names.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <iterator>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 namespace cujit {
 

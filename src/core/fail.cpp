@@ -1,4 +1,4 @@
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 namespace cujit {
 

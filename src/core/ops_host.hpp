@@ -15,7 +15,7 @@
 #include <cstring>
 #include <limits>
 
-#include "half.hpp"
+#include "core/half.hpp"
 
 #ifndef __host__
 #define __host__

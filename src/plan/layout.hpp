@@ -180,30 +180,4 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
                        int max_vector = 4, bool force_index64 = false, bool rows = true);
 
-// `acc` broadcast with input `name`'s shape `next`; fail(Data) when they do not fit.
-Shape broadcast_input(const Shape& acc, const Shape& next, const std::string& name);
-
-// The shape of the outputs: the inputs' broadcast shape, or `given` (jitrun's
-// --shape, EvaluateOptions::shape) when the inputs broadcast to it;
-// fail(Data) otherwise. The one check of a requested output shape.
-Shape output_shape(const Shape& broadcast, const Shape* given);
-
-// Outputs may not overlap each other, a raw input, or any other input except
-// element for element (y = f(y) in place): anything else would read values the
-// kernel has already overwritten, in an order no one defines. An output may
-// not be a broadcast view (a 0 stride over an extent above 1: its elements
-// would be written many times). An input updated in place (Var::input) is
-// passed as its own output and shares memory with no other input, not even
-// as the same view (that input would still read the old values, where NumPy's
-// would see the new ones). fail(Usage) naming the two. The CPU evaluator and
-// the CPU path of ElementwiseKernel apply it too, so a kernel tested on host
-// arrays is held to the GPU's rule.
-void check_overlap(const Program& p, const ArrayView* inputs, const ArrayView* outputs);
-
-// An input updated in place must have the call's output shape `shape`: it
-// cannot be broadcast (NumPy: "non-broadcastable output operand"), and it must
-// not itself be a broadcast view. fail(Data) naming it. Checked before
-// anything is copied or written.
-void check_inout(const Program& p, const ArrayView* inputs, const Shape& shape);
-
 }  // namespace cujit

@@ -1,4 +1,4 @@
-#include "gpu/driver.hpp"
+#include "core/driver.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/compiled_kernel.hpp"
-#include "fail.hpp"
+#include "core/compiled_kernel.hpp"
+#include "core/fail.hpp"
 
 namespace cujit {
 namespace {

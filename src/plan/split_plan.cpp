@@ -1,8 +1,8 @@
-#include "api/split_plan.hpp"
+#include "plan/split_plan.hpp"
 
 #include <algorithm>
 
-#include "fail.hpp"
+#include "core/fail.hpp"
 
 namespace cujit {
 

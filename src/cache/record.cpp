@@ -1,4 +1,4 @@
-#include "api/record.hpp"
+#include "cache/record.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
