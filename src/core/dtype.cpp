@@ -10,10 +10,9 @@ struct Info {
   std::size_t size;
 };
 constexpr std::array<Info, kNumDTypes> kInfo = {{
-    {"bool", 1}, {"int8", 1}, {"int16", 2}, {"int32", 4}, {"int64", 8},
-    {"uint8", 1}, {"uint16", 2}, {"uint32", 4}, {"uint64", 8},
-    {"float16", 2}, {"bfloat16", 2}, {"float32", 4}, {"float64", 8},
-    {"complex64", 8}, {"complex128", 16},
+#define DTYPE(Id, name, size, ...) {name, size},
+#include "core/dtypes.def"
+#undef DTYPE
 }};
 }  // namespace
 

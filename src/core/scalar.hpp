@@ -22,22 +22,13 @@ struct BF16 { std::uint16_t bits = 0; };
 // bit-pattern wrappers): the one dispatch from a runtime dtype to a template.
 template <class F> decltype(auto) visit(DType t, F&& f) {
   switch (t) {
-    case DType::Bool: return f(bool{});
-    case DType::Int8: return f(std::int8_t{});
-    case DType::Int16: return f(std::int16_t{});
-    case DType::Int32: return f(std::int32_t{});
-    case DType::Int64: return f(std::int64_t{});
-    case DType::UInt8: return f(std::uint8_t{});
-    case DType::UInt16: return f(std::uint16_t{});
-    case DType::UInt32: return f(std::uint32_t{});
-    case DType::UInt64: return f(std::uint64_t{});
-    case DType::Float16: return f(Half{});
-    case DType::BFloat16: return f(BF16{});
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Complex64: return f(std::complex<float>{});
-    default: return f(std::complex<double>{});
+#define DTYPE(Id, name, size, Host, ...) \
+  case DType::Id:                          \
+    return f(Host{});
+#include "core/dtypes.def"
+#undef DTYPE
   }
+  return f(std::complex<double>{});  // not reached: every DType has a row
 }
 
 template <class T> struct is_cplx : std::false_type {};

@@ -19,38 +19,23 @@ namespace {
 // The templates' compute types: cj_i64 is long long where std::int64_t is
 // long, and complex values are cj::c64/c128 (std::complex's layout).
 template <class F> Loop visit_compute(DType t, F&& f) {
+  if (is_half(t)) return nullptr;  // 16-bit floats compute in float32
   switch (t) {
-    case DType::Bool: return f(bool{});
-    case DType::Int8: return f(cj_i8{});
-    case DType::Int16: return f(cj_i16{});
-    case DType::Int32: return f(cj_i32{});
-    case DType::Int64: return f(cj_i64{});
-    case DType::UInt8: return f(cj_u8{});
-    case DType::UInt16: return f(cj_u16{});
-    case DType::UInt32: return f(cj_u32{});
-    case DType::UInt64: return f(cj_u64{});
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Complex64: return f(cj::c64{});
-    case DType::Complex128: return f(cj::c128{});
-    default: return nullptr;  // 16-bit floats compute in float32
+#define DTYPE(Id, name, size, Host, Compute, ...) \
+  case DType::Id:                                 \
+    return f(Compute{});
+#include "core/dtypes.def"
+#undef DTYPE
   }
+  return nullptr;
 }
 
 template <class R> constexpr DType dtype_of() {
-  if constexpr (std::is_same_v<R, bool>) return DType::Bool;
-  else if constexpr (std::is_same_v<R, cj_i8>) return DType::Int8;
-  else if constexpr (std::is_same_v<R, cj_i16>) return DType::Int16;
-  else if constexpr (std::is_same_v<R, cj_i32>) return DType::Int32;
-  else if constexpr (std::is_same_v<R, cj_i64>) return DType::Int64;
-  else if constexpr (std::is_same_v<R, cj_u8>) return DType::UInt8;
-  else if constexpr (std::is_same_v<R, cj_u16>) return DType::UInt16;
-  else if constexpr (std::is_same_v<R, cj_u32>) return DType::UInt32;
-  else if constexpr (std::is_same_v<R, cj_u64>) return DType::UInt64;
-  else if constexpr (std::is_same_v<R, float>) return DType::Float32;
-  else if constexpr (std::is_same_v<R, double>) return DType::Float64;
-  else if constexpr (std::is_same_v<R, cj::c64>) return DType::Complex64;
-  else return DType::Complex128;
+#define DTYPE(Id, name, size, Host, Compute, ...) \
+  if constexpr (!is_half(DType::Id) && std::is_same_v<R, Compute>) return DType::Id;
+#include "core/dtypes.def"
+#undef DTYPE
+  return DType::Complex128;
 }
 
 // The loops over one chunk. Registers never alias within one instruction (the

@@ -35,27 +35,26 @@ constexpr const char* kGroupFile[kNumGroups] = {"prelude.cuh", "half.cuh",    "i
 // The C type a value of this dtype is computed in (16-bit floats: float).
 std::string ctype(DType t) {
   switch (t) {
-    case DType::Bool: return "bool";
-    case DType::Int8: return "cj_i8";
-    case DType::Int16: return "cj_i16";
-    case DType::Int32: return "cj_i32";
-    case DType::Int64: return "cj_i64";
-    case DType::UInt8: return "cj_u8";
-    case DType::UInt16: return "cj_u16";
-    case DType::UInt32: return "cj_u32";
-    case DType::UInt64: return "cj_u64";
-    case DType::Float16:
-    case DType::BFloat16:
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::Complex64: return "cj::c64";
-    case DType::Complex128: return "cj::c128";
+#define DTYPE(Id, name, size, Host, Compute, ...) \
+  case DType::Id:                                 \
+    return #Compute;
+#include "core/dtypes.def"
+#undef DTYPE
   }
   return "?";
 }
 
 // The C type an element of this dtype is stored as in memory and in kernel arguments.
-std::string stype(DType t) { return is_half(t) ? "cj_u16" : ctype(t); }
+std::string stype(DType t) {
+  switch (t) {
+#define DTYPE(Id, name, size, Host, Compute, Store, ...) \
+  case DType::Id:                                        \
+    return #Store;
+#include "core/dtypes.def"
+#undef DTYPE
+  }
+  return "?";
+}
 
 DType compute_dtype(DType t) { return is_half(t) ? DType::Float32 : t; }
 
@@ -125,7 +124,6 @@ DType value_dtype(const Expr& e) {
   return e.type;
 }
 
-bool is_cmp(Op op) { return op >= Op::Lt && op <= Op::Ne; }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string s;

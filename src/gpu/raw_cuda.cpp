@@ -12,21 +12,11 @@ namespace cujit {
 
 std::string raw_cuda_type(DType t) {
   switch (t) {
-    case DType::Bool: return "bool";
-    case DType::Int8: return "signed char";
-    case DType::Int16: return "short";
-    case DType::Int32: return "int";
-    case DType::Int64: return "long long";
-    case DType::UInt8: return "unsigned char";
-    case DType::UInt16: return "unsigned short";
-    case DType::UInt32: return "unsigned int";
-    case DType::UInt64: return "unsigned long long";
-    case DType::Float16: return "__half";
-    case DType::BFloat16: return "__nv_bfloat16";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::Complex64: return "cuda::std::complex<float>";
-    case DType::Complex128: return "cuda::std::complex<double>";
+#define DTYPE(Id, name, size, Host, Compute, Store, Gen, Cuda) \
+  case DType::Id:                                               \
+    return #Cuda;
+#include "core/dtypes.def"
+#undef DTYPE
   }
   return "?";
 }

@@ -55,22 +55,13 @@ std::string element_type_name(Family fam, DType t) {
     }
   }
   switch (t) {
-    case DType::Bool: return "bool";
-    case DType::Int8: return "cj_i8";
-    case DType::Int16: return "cj_i16";
-    case DType::Int32: return "cj_i32";
-    case DType::Int64: return "cj_i64";
-    case DType::UInt8: return "cj_u8";
-    case DType::UInt16: return "cj_u16";
-    case DType::UInt32: return "cj_u32";
-    case DType::UInt64: return "cj_u64";
-    case DType::Float16: return "cj::gen::h16";
-    case DType::BFloat16: return "cj::gen::b16";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::Complex64: return "cj::gen::c64";
-    default: return "cj::gen::c128";
+#define DTYPE(Id, name, size, Host, Compute, Store, Gen, Cuda) \
+  case DType::Id:                                              \
+    return #Gen;
+#include "core/dtypes.def"
+#undef DTYPE
   }
+  return "?";
 }
 
 // The kernel's arguments for a fill of n elements.

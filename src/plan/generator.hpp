@@ -64,21 +64,11 @@ template <class F> void visit_element(Family fam, DType t, F&& f) {
     }
   }
   switch (t) {
-    case DType::Bool: return f(bool{});
-    case DType::Int8: return f(cj_i8{});
-    case DType::Int16: return f(cj_i16{});
-    case DType::Int32: return f(cj_i32{});
-    case DType::Int64: return f(cj_i64{});
-    case DType::UInt8: return f(cj_u8{});
-    case DType::UInt16: return f(cj_u16{});
-    case DType::UInt32: return f(cj_u32{});
-    case DType::UInt64: return f(cj_u64{});
-    case DType::Float16: return f(cj::gen::h16{});
-    case DType::BFloat16: return f(cj::gen::b16{});
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Complex64: return f(cj::gen::c64{});
-    default: return f(cj::gen::c128{});
+#define DTYPE(Id, name, size, Host, Compute, Store, Gen, Cuda) \
+  case DType::Id:                                              \
+    return f(Gen{});
+#include "core/dtypes.def"
+#undef DTYPE
   }
 }
 
