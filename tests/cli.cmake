@@ -7,3 +7,5 @@ add_test(NAME tools_io_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/tools_io
   $<TARGET_FILE:jitcache> ${PROJECT_SOURCE_DIR})
 add_test(NAME deploy_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/deploy_test.sh $<TARGET_FILE:jitcache> $<TARGET_FILE:jitrun>)
 set_tests_properties(deploy_cli PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME deploy_flow_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/deploy_flow_test.sh $<TARGET_FILE:jitcache>
+  $<TARGET_FILE:jitrun>)

@@ -35,6 +35,7 @@
 #include "fail.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cache/key.hpp"
+#include "skip.hpp"
 
 extern char** environ;
 
@@ -393,17 +394,16 @@ TEST_CASE("cache fault: entry stored under another key", "[cache]") {
                  "holds key " + other.hex());
 }
 
+// File permissions do not hold for root: CTest runs the [permissions] cases as
+// an unprivileged user there (tests/cli/unprivileged.sh), and skips them where it cannot.
+TEST_CASE("cache fault: unreadable entry (no read permission)", "[cache][permissions]") {
+  TempDir probe;
+  if (permissions_bypassed(probe)) CUJIT_SKIP("this process bypasses file permissions (root): chmod 000 does not stop it");
+  check_recovers([](const std::string& p, const std::string&) { REQUIRE(::chmod(p.c_str(), 0) == 0); },
+                 "unreadable (Permission denied)");
+}
+
 TEST_CASE("cache fault: unreadable entry", "[cache]") {
-  SECTION("no read permission") {
-    TempDir probe;
-    if (permissions_bypassed(probe)) {
-      WARN("skipping the chmod 000 case: this process bypasses file permissions (root); "
-           "the other sections make the entry unreadable without chmod");
-    } else {
-      check_recovers([](const std::string& p, const std::string&) { REQUIRE(::chmod(p.c_str(), 0) == 0); },
-                     "unreadable (Permission denied)");
-    }
-  }
   SECTION("a directory where the entry belongs") {
     check_recovers(
         [](const std::string& p, const std::string&) {
@@ -505,13 +505,9 @@ TEST_CASE("a write that fails midway, as on a full disk: memory only, one warnin
   CHECK(names == std::vector<std::string>{kKey.hex() + ".lock"});
 }
 
-TEST_CASE("read-only cache directory: memory only, one warning, existing entries still used", "[cache]") {
+TEST_CASE("read-only cache directory: memory only, one warning, existing entries still used", "[cache][permissions]") {
   TempDir tmp;
-  if (permissions_bypassed(tmp)) {
-    WARN("skipping the read-only directory case: this process bypasses file permissions (root); "
-         "the regular-file cases cover a directory that cannot be written");
-    return;
-  }
+  if (permissions_bypassed(tmp)) CUJIT_SKIP("this process bypasses file permissions (root): a read-only directory does not stop it");
   const std::string dir = tmp / "ro";
   Warnings setup;
   const Key k0 = make_key("present", "", "sm_90", 12040);
