@@ -47,7 +47,7 @@ TEST_CASE("stand-in driver: a faulting kernel is named with its launch; later ca
   const std::string first = error_of([&] { y.to_host(); }, ErrorCode::Device);
   CAPTURE(first);
   CHECK(contains(first, "a kernel faulted on the GPU: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was "
-                        "encountered) (reported by cuMemcpyDtoH); the last launch before it: kernel 'fault_probe"));
+                        "encountered) (reported by cuMemcpyDtoH); the last launch before it: kernel 'cujit_fault_probe"));
   CHECK(contains(first, "' on device 0, grid "));
   CHECK(contains(first, "The GPU context is lost: every later GPU call in this process fails; restart the process "
                         "to use the GPU again (CPU paths still work)"));
@@ -57,7 +57,7 @@ TEST_CASE("stand-in driver: a faulting kernel is named with its launch; later ca
   const std::string later = error_of([&] { k(dx); }, ErrorCode::Device);
   CAPTURE(later);
   CHECK(contains(later, "failed: the GPU context was lost earlier, when a kernel faulted: CUDA_ERROR_ILLEGAL_ADDRESS"));
-  CHECK(contains(later, "kernel 'fault_probe"));
+  CHECK(contains(later, "kernel 'cujit_fault_probe"));
   CHECK(contains(later, "Restart the process to use the GPU again (CPU paths still work)"));
   const std::string alloc = error_of([&] { Array::empty(DType::Float32, {10}, Device::cuda(0)); }, ErrorCode::Device);
   CHECK(contains(alloc, "cuMemAlloc failed: the GPU context was lost earlier"));
@@ -76,7 +76,7 @@ TEST_CASE("stand-in driver: out of memory at a launch is a Device error with the
   ElementwiseKernel k("T x", "T y", "y = x * 2", "oom_probe");
   const std::string e = error_of([&] { k(dx); }, ErrorCode::Device);
   CAPTURE(e);
-  CHECK(contains(e, "cuLaunchKernel failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory) launching kernel 'oom_probe"));
+  CHECK(contains(e, "cuLaunchKernel failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory) launching kernel 'cujit_oom_probe"));
   CHECK(contains(e, "' on device 0, grid "));
   CHECK(contains(e, " bytes of dynamic shared memory (805306368 bytes of device memory free of 1073741824)"));
   // Not a lost context: the next call is refused the same way, not as "lost".
