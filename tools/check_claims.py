@@ -4,9 +4,9 @@
     check_claims.py ROOT [--readme PATH]
 
 README is read block by block (blank lines apart; fenced code is skipped).
-A block cites the files or folders under bench/results/ that it names and
-those its section heading names (bench/results/ as a whole is not a
-citation: a figure's file must be named). In each citing block, every
+A block cites the files or folders under bench/results/ that it names; one
+that names none, those its section heading names (bench/results/ as a whole
+is not a citation: a figure's file must be named). In each citing block, every
 figure is looked up in the cited files: numbers with a unit (GB/s, ms, us, s,
 GB, and ratios written 1.03x), every end of a range or pair (0.96-1.00, 4358 and 4214 GB/s, 130 / 28 ms), and bare
 ratios (0.95). A figure is held when a number in a cited file rounds to it at
@@ -19,6 +19,7 @@ import re
 import sys
 from decimal import Decimal, ROUND_HALF_EVEN, ROUND_HALF_UP
 
+TEXT = (".md", ".txt", ".log", ".csv", ".json")  # a folder's results; plots hold no figures
 CITE = re.compile(r"bench/results/[\w./-]*")
 NUMBER = r"\d+(?:\.\d+)?"
 # A number and what follows it: a unit, or a range's other end.
@@ -70,7 +71,7 @@ def cited_files(root, cites):
         path = os.path.join(root, c.rstrip("/.,;:)"))
         if os.path.isdir(path):
             for d, _, names in os.walk(path):
-                files += [os.path.join(d, n) for n in sorted(names)]
+                files += [os.path.join(d, n) for n in sorted(names) if n.endswith(TEXT)]
         elif os.path.isfile(path):
             files.append(path)
         else:
@@ -117,7 +118,8 @@ def main(argv):
         text = f.read()
     missing, checked = [], 0
     for heading_cites, block in blocks(text):
-        cites = [c for c in CITE.findall(block) + heading_cites if c.rstrip("/.,;:)") != "bench/results"]
+        own = [c for c in CITE.findall(block) if c.rstrip("/.,;:)") != "bench/results"]
+        cites = own or [c for c in heading_cites if c.rstrip("/.,;:)") != "bench/results"]
         if not cites:
             continue
         try:
