@@ -12,7 +12,9 @@ GB, and ratios written 1.03x), every end of a range or pair (0.96-1.00, 4358 and
 ratios (0.95). A figure is held when a number in a cited file rounds to it at
 the figure's precision (0.978 holds "0.98", 0.9497 holds "0.95" but not
 "0.950"). Code spans (`...`), exponents (2^28, 10^9, 1e7), dates and versions
-are not figures. Exit 1, naming each figure not found and the files searched.
+are not figures. Also every file under bench/results/ must be listed in
+bench/results/README.md. Exit 1, naming each figure not found and the files
+searched, and each file not listed.
 """
 import os
 import re
@@ -109,6 +111,25 @@ def figures(block):
     return found
 
 
+def unlisted_results(root):
+    """Files under bench/results/ that its README.md does not name (a listed
+    folder covers its files; a listed x.md covers its plot x.png)."""
+    base = os.path.join(root, "bench", "results")
+    with open(os.path.join(base, "README.md")) as f:
+        index = f.read()
+    missing = []
+    for d, _, names in os.walk(base):
+        for n in sorted(names):
+            rel = os.path.relpath(os.path.join(d, n), base)
+            top = rel.split(os.sep)[0]
+            if rel == "README.md" or (top != rel and f"`{top}/`" in index) or f"`{rel}`" in index:
+                continue
+            if rel.endswith(".png") and f"`{rel[:-4]}.md`" in index:
+                continue
+            missing.append(rel)
+    return missing
+
+
 def main(argv):
     root = argv[1] if len(argv) > 1 else "."
     readme = os.path.join(root, "README.md")
@@ -135,6 +156,9 @@ def main(argv):
             if not held(fig, numbers):
                 names = ", ".join(os.path.relpath(p, root) for p in files)
                 missing.append(f"'{fig}' (in \"{context}\") is in none of {names}")
+    if "--readme" not in argv:
+        for rel in unlisted_results(root):
+            missing.append(f"bench/results/{rel} is not listed in bench/results/README.md (GPU, date, command)")
     for m in missing:
         print(f"{os.path.basename(readme)}: {m}")
     print(f"check_claims: {checked} figures checked, {len(missing)} not held by their files")
