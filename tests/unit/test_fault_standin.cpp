@@ -1,5 +1,5 @@
 // A kernel that faults, played by the stand-in driver (tests/fake_driver) in a
-// process of its own (CTest entries gpu_fault_standin, gpu_launch_oom_standin:
+// process of its own (CTest entries fault_standin, launch_oom_standin:
 // LD_LIBRARY_PATH reaches it as libcuda.so.1): the fault is a Device error naming
 // the kernel and its launch, every later GPU call says the context is lost and
 // how to recover, at once, and the CPU keeps working. A real fault on a GPU is
