@@ -901,7 +901,7 @@ TEST_CASE("no lock file outlives the write it guards", "[cache]") {
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d)) {
       const std::string shard = e->d_name;
-      if (shard.size() != 2) continue;
+      if (shard.size() != 2 || shard[0] == '.') continue;  // the shards, not ".."
       if (DIR* s = ::opendir((dir + "/" + shard).c_str())) {
         while (dirent* f = ::readdir(s))
           if (f->d_name[0] != '.') files.push_back(f->d_name);
