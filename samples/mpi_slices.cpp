@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < size; ++r) {
       const Report& x = all[static_cast<std::size_t>(r)];
       on_cpu = on_cpu || x.gpu < 0;
-      std::printf("rank %d: %lld elements on %s, %llu compiles, %llu disk-cache hits, max %lld ulp from the CPU%s%s\n",
+      std::printf("rank %d: %lld elements on %s, %llu compiles, %llu disk-cache hits, max %lld ulp from the formula%s%s\n",
                   r, x.count, x.gpu >= 0 ? ("GPU " + std::to_string(x.gpu)).c_str() : "the CPU", x.compiles,
                   x.disk_hits, x.max_ulp, x.failed ? ": FAILED: " : "", x.error);
       if (x.failed) rc = 1;
