@@ -11,7 +11,7 @@ target_compile_definitions(cujit_tests PRIVATE CUJIT_CACHE_STRESS="$<TARGET_FILE
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cache.cpp PROPERTIES
   COMPILE_OPTIONS "${CUJIT_WARNINGS}")
 
-add_test(NAME cache COMMAND cujit_tests "[cache]")
+add_test(NAME cache COMMAND cujit_tests "[cache]~[permissions]")
 
 # Issue 13: the cache's fault tests (also part of `unit`), and the load tests
 # (hidden from `unit`; 32 threads, 16 jitcache processes, killed writers),

@@ -12,3 +12,11 @@ target_compile_definitions(cujit_tests PRIVATE
 add_test(NAME no_device_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fake_driver/nodevice_test.sh
   $<TARGET_FILE:jitrun> ${CMAKE_CURRENT_BINARY_DIR}/fake_driver)
 set_tests_properties(no_device_cli PROPERTIES TIMEOUT 300)
+# A kernel fault and an out-of-memory launch, played by the stand-in driver in
+# processes of their own (tests/unit/test_fault_standin.cpp).
+add_test(NAME fault_standin COMMAND cujit_tests "[fake_fault]")
+add_test(NAME launch_oom_standin COMMAND cujit_tests "[fake_launch_oom]")
+set_tests_properties(fault_standin PROPERTIES TIMEOUT 120
+  ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake_driver;CUJIT_FAKE_CUDA=fault;CUJIT_CACHE=0")
+set_tests_properties(launch_oom_standin PROPERTIES TIMEOUT 120
+  ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake_driver;CUJIT_FAKE_CUDA=launch-oom;CUJIT_CACHE=0")

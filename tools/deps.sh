@@ -36,6 +36,24 @@ cujit_comma_locale() {
     fi || echo "cujit: could not generate de_DE.UTF-8: the locale test will be skipped" >&2
 }
 
+# cujit_optional_package PACKAGE WHAT CONSEQUENCE: installs PACKAGE when missing;
+# when that fails, says so (CI=true: exits 1).
+cujit_optional_package() {
+  local pkg="$1" what="$2" consequence="$3" sudo=""
+  dpkg -s "$pkg" >/dev/null 2>&1 && return 0
+  [ "$(id -u)" != 0 ] && command -v sudo >/dev/null && sudo="sudo"
+  echo "cujit: installing $pkg for $what"
+  if { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } && $sudo apt-get update -qq >/dev/null 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$pkg" >/dev/null 2>&1; then
+    return 0
+  fi
+  if [ "${CI:-}" = true ]; then
+    echo "error: CI=true and $pkg could not be installed: the tests of $what need it (apt-get install $pkg)" >&2
+    exit 1
+  fi
+  echo "cujit: $pkg could not be installed; $consequence"
+}
+
 cujit_install_deps() {
   local want_clang="${1:-no}"
   if ! CUDA_DIR=$(cujit_find_cuda); then
@@ -52,8 +70,9 @@ MSG
 
   local pkgs=() p sudo=""
   local want=(cmake make g++ pkg-config libfmt-dev catch2 libcli11-dev libxxhash-dev libdlpack-dev help2man)
-  # The tests also run the MPI sample (2 ranks on the CPU).
-  [ "$want_clang" = yes ] && want+=(libopenmpi-dev openmpi-bin)
+  # The tests also run the MPI sample (2 ranks on the CPU), and NumPy makes
+  # reference data (samples/inplace_seed, tests/data's generators).
+  [ "$want_clang" = yes ] && want+=(libopenmpi-dev openmpi-bin python3 python3-numpy)
   for p in "${want[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
   done
@@ -69,36 +88,23 @@ MSG
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${pkgs[@]}"
   fi
-  # toml++ only serves precompile manifests: without it cujit builds and the
-  # manifest features say what to install (universe on Ubuntu 24.04).
-  if ! dpkg -s libtomlplusplus-dev >/dev/null 2>&1; then
-    echo "cujit: installing libtomlplusplus-dev for precompile manifests"
-    { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } && $sudo apt-get update -qq >/dev/null 2>&1 &&
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libtomlplusplus-dev >/dev/null 2>&1 ||
-      echo "cujit: libtomlplusplus-dev could not be installed; building without precompile manifests"
-  fi
-  # SLEEF only makes the CPU evaluator's math functions faster (dlopened at
-  # run time, nothing links it): without it they use the C library.
-  if ! dpkg -s libsleef3 >/dev/null 2>&1; then
-    echo "cujit: installing libsleef3 for vectorized CPU math"
-    { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } && $sudo apt-get update -qq >/dev/null 2>&1 &&
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsleef3 >/dev/null 2>&1 ||
-      echo "cujit: libsleef3 could not be installed; the CPU path uses the C library's math functions"
-  fi
-  # clang only serves the fuzz target: if it cannot be installed, the tests still run.
-  if [ "$want_clang" = yes ] && ! dpkg -s clang >/dev/null 2>&1; then
-    echo "cujit: installing clang for the fuzz target"
-    { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } && $sudo apt-get update -qq >/dev/null 2>&1 &&
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq clang >/dev/null 2>&1 ||
-      echo "cujit: clang could not be installed; fuzzing will be skipped"
-  fi
+  # toml++ (precompile manifests), SLEEF (the CPU evaluator's vector math,
+  # dlopened) and clang (the fuzz targets) are optional for building cujit: a
+  # package that cannot be installed is a warning here, and a failure with
+  # CI=true, where the tests that need it must run.
+  cujit_optional_package libtomlplusplus-dev "precompile manifests" \
+    "building without precompile manifests (their tests report skipped)"
+  cujit_optional_package libsleef3 "vectorized CPU math" \
+    "the CPU path uses the C library's math functions (the SLEEF tests report skipped)"
+  [ "$want_clang" = yes ] && cujit_optional_package clang "the fuzz targets" "fuzzing is left out"
   if [ "$want_clang" = yes ] && command -v clang++ >/dev/null; then
     # libFuzzer's runtime ships separately on some releases.
     if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long){return 0;}' |
         clang++ -x c++ -fsanitize=fuzzer - -o /tmp/cujit-fuzzcheck 2>/dev/null; then
       local sudo=""; [ "$(id -u)" != 0 ] && sudo="sudo"
       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libclang-rt-dev >/dev/null 2>&1 ||
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "libclang-rt-$(clang++ --version | sed -n 's/.*version \([0-9]*\).*/\1/p' | head -1)-dev" >/dev/null 2>&1 || true
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "libclang-rt-$(clang++ --version | sed -n 's/.*version \([0-9]*\).*/\1/p' | head -1)-dev" >/dev/null 2>&1 ||
+        echo "cujit: libFuzzer's runtime (libclang-rt-dev) could not be installed"
     fi
   fi
 }

@@ -1,16 +1,38 @@
 #!/usr/bin/env bash
 # Builds cujit and runs the whole test suite (CTest; GPU tests report "skipped"
-# without a GPU), then fuzzes the front end for 60 s where clang is available.
+# without a GPU), fuzzes the front end, the .npy reader and the manifest reader
+# (60 s each by default) and runs the unit, CLI and hostile-input tests under
+# sanitizers, then prints a summary: entries run, passed, failed, skipped and why.
 # Builds in build/ (RelWithDebInfo; tools/demo.sh builds in build-demo/).
-# Installs missing packages itself.
+# Installs missing packages itself. With CI=true (CI sets it), a dependency
+# the set-up installs (toml++, SLEEF, clang with libFuzzer, Open MPI, Python
+# with NumPy) that is missing fails the run, and so does a skipped test that
+# is not a GPU test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
 cujit_install_deps yes
 cujit_comma_locale  # for the locale test (skipped without one)
+
+# Each CTest run writes JUnit; the summary reads them all, also after a failure.
+runs=()
+status=0
+summary() {
+  local ci=()
+  [ "${CI:-}" = true ] && ci=(--ci)
+  python3 tools/ctest_summary.py "${ci[@]}" "${runs[@]}" || status=1
+}
+trap 'rc=$?; summary; [ "$rc" = 0 ] && rc=$status; exit "$rc"' EXIT
+run_ctest() {  # run_ctest STAGE BUILD_DIR CTEST_ARGS...
+  local stage="$1" dir="$2"
+  shift 2
+  runs+=("$stage=$dir:$PWD/$dir/junit.xml")
+  ctest --test-dir "$dir" --output-on-failure --output-junit "$PWD/$dir/junit.xml" "$@" || status=1
+}
+
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDAToolkit_ROOT="$CUDA_DIR"
 cmake --build build -j"$(nproc)"
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+run_ctest main build -j"$(nproc)"
 
 if command -v clang++ >/dev/null && echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long){return 0;}' |
     clang++ -x c++ -fsanitize=fuzzer - -o /tmp/cujit-fuzzcheck 2>/dev/null; then
@@ -25,29 +47,38 @@ if command -v clang++ >/dev/null && echo 'extern "C" int LLVMFuzzerTestOneInput(
   ./build-fuzz/tests/fuzz/fuzz_npy -max_total_time="${CUJIT_FUZZ_SECONDS:-60}" -max_len=4096 build-fuzz/corpus_npy tests/fuzz/corpus_npy
   if [ -f build-fuzz/tests/fuzz/fuzz_manifest ]; then
     ./build-fuzz/tests/fuzz/fuzz_manifest -max_total_time="${CUJIT_FUZZ_SECONDS:-60}" -max_len=2048 build-fuzz/corpus_manifest tests/fuzz/corpus_manifest
+  elif [ "${CI:-}" = true ]; then
+    echo "error: CI=true and fuzz_manifest was not built (toml++ missing?)" >&2
+    exit 1
   fi
   echo "fuzz: no crash"
+elif [ "${CI:-}" = true ]; then
+  echo "error: CI=true and clang with libFuzzer is not available: the fuzz targets cannot run (apt-get install clang)" >&2
+  exit 1
 else
   echo "fuzz: skipped (clang with libFuzzer is not available)"
 fi
 
 # ---- hardening (issue 13): sanitizer builds ---------------------------------
-# AddressSanitizer + UndefinedBehaviorSanitizer over the unit, CLI and
-# hostile-input tests, then ThreadSanitizer over the concurrency tests (the
-# kernel cache's threads and processes). Only the targets those tests need are
-# built, at -O1, so both fit CI's time limit. CUJIT_SANITIZERS=0 skips them.
+# AddressSanitizer + UndefinedBehaviorSanitizer over the unit tests, every CLI
+# test and the hostile-input tests, then ThreadSanitizer over the concurrency
+# tests (the kernel cache's threads and processes). Only the targets those
+# tests need are built, at -O1, so both fit CI's time limit. CUJIT_SANITIZERS=0
+# skips them.
 if [ "${CUJIT_SANITIZERS:-1}" != 0 ]; then
   san_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" -DCUJIT_BUILD_FUZZ=OFF
              -DCUDAToolkit_ROOT="$CUDA_DIR")
   cmake -S . -B build-asan "${san_flags[@]}" -DCUJIT_SANITIZE=ON >/dev/null
-  cmake --build build-asan -j"$(nproc)" --target cujit_tests jitrun jitcache cache_stress
+  cmake --build build-asan -j"$(nproc)" --target cujit_tests jitrun jitcache cache_stress cujit_fake_cuda
   # halt_on_error: a UBSan finding fails the test instead of scrolling by.
   LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp" \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -R '^(unit|jitrun_cli|jitcache_cli|hostile)$'
+    run_ctest asan build-asan -j"$(nproc)" \
+      -R '^(unit|manifest|cache_permissions|jitrun_cli|jitcache_cli|nvrtc_builtins|tools_io_cli|deploy_cli|deploy_flow_cli|no_device_cli|template_dir|hostile)$'
   cmake -S . -B build-tsan "${san_flags[@]}" -DCUJIT_SANITIZE_THREAD=ON >/dev/null
   cmake --build build-tsan -j"$(nproc)" --target cujit_thread_tests cache_stress
-  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -R '^threads$'
-  echo "sanitizers: no finding"
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_ctest tsan build-tsan -R '^threads$'
+  [ "$status" = 0 ] && echo "sanitizers: no finding"
 fi
+exit "$status"

@@ -14,12 +14,20 @@ JITRUN="$1"
 N="${2:-1000000000}"
 DEVICE="${CUJIT_SEED_DEVICE:-0}"
 if ! python3 -c 'import numpy' 2>/dev/null; then
-  echo "inplace_seed: python3 with NumPy is needed (pip install numpy); skipping"
+  # tools/deps.sh installs NumPy: in CI its absence is a failure, not a skip.
+  [ "${CI:-}" = true ] && { echo "inplace_seed: python3 with NumPy is missing (apt-get install python3-numpy)"; exit 1; }
+  echo "inplace_seed: skipped: python3 with NumPy is needed (apt-get install python3-numpy)"
   exit 77
 fi
-if [ "$DEVICE" != cpu ] && ! "$JITRUN" --device "$DEVICE" -i x=1.0 'out = x' >/dev/null 2>&1; then
-  echo "inplace_seed: no usable GPU $DEVICE; skipping"
-  exit 77
+# Only a machine without a GPU (no driver, no device) skips; any other failure
+# of the device is this test's failure.
+if [ "$DEVICE" != cpu ] && ! probe=$("$JITRUN" --device "$DEVICE" -i x=1.0 'out = x' 2>&1); then
+  if [[ "$probe" == *"no CUDA device"* || "$probe" == *"no CUDA driver"* ]]; then
+    echo "inplace_seed: skipped: no GPU here ($probe)"
+    exit 77
+  fi
+  echo "inplace_seed: jitrun fails on device $DEVICE: $probe"
+  exit 1
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cujit_inplace_seed.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

@@ -395,6 +395,19 @@ void remove_lock_file(int dir, const std::string& name) {
   if (f && ::flock(f.fd, LOCK_EX | LOCK_NB) == 0) ::unlinkat(dir, name.c_str(), 0);
 }
 
+// Removes the lock file `lock` holds, while still holding it, once its write is
+// done: a waiter that opened it before sees its inode unlinked when it gets the
+// lock and starts again on a new file (lock_file), where it finds the entry.
+// So no lock file outlives the write it guards. Only the file `lock` holds is
+// removed: one made since under the same name belongs to someone else.
+void unlink_held_lock(int dir, const std::string& name, const Fd& lock) {
+  if (!lock || dir < 0) return;
+  struct stat held, named;
+  if (::fstat(lock.fd, &held) == 0 && ::fstatat(dir, name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+      held.st_ino == named.st_ino && held.st_dev == named.st_dev)
+    ::unlinkat(dir, name.c_str(), 0);
+}
+
 // ---- Directory scan ------------------------------------------------------------
 
 bool is_hex(std::string_view s) {
@@ -676,6 +689,13 @@ struct KernelCache::Impl {
       return p;
     }
     Fd lock, shard;
+    // Declared after them, so it runs while the lock is still held, on every way out.
+    struct LockRemover {
+      const Fd& lock;
+      const Fd& shard;
+      const std::string& name;
+      ~LockRemover() { unlink_held_lock(shard ? shard.fd : -1, name, lock); }
+    } remove_lock{lock, shard, lock_name};
     if (writable()) {
       auto t0 = Clock::now();
       int err = 0;
@@ -720,7 +740,7 @@ struct KernelCache::Impl {
       if (err != 0) degrade(err);
       else n.disk_writes++;
     }
-    return p;  // `lock` is released after the entry is in place
+    return p;  // `lock` is removed and released after the entry is in place
   }
 };
 

@@ -6,7 +6,8 @@
 //   auto entry = c.get_or_compile(k, "sm_90", [&] { return compile_with_nvrtc(...); });
 //
 // get_or_compile runs `compile` at most once per key across all threads of the
-// process and, through a lock file per key, across processes. A damaged or
+// process and, through a lock file per key (there only while the key is
+// compiled and written), across processes. A damaged or
 // unreadable entry is a miss (one warning, then recompiled and replaced); a
 // directory that cannot be written leaves the cache working in memory only.
 // Nothing on disk can make it crash or hand back a kernel for another key.

@@ -210,6 +210,7 @@ CUmodule load_module(const DeviceInfo& d, const std::string& image, const char* 
     fail(ErrorCode::Internal, "internal error: empty image for {}", where(d, kernel_name));
   if (is_cubin(image)) {
     CUresult r = api.cuModuleLoadData(&m, image.data());
+    if (context_lost_by(r)) fail(ErrorCode::Device, context_lost_message("cuModuleLoadData", r));
     if (r != CUDA_SUCCESS)
       fail(ErrorCode::Device, "cuModuleLoadData failed: {} loading {}", cu_error_text(r),
            where(d, kernel_name));
@@ -220,6 +221,7 @@ CUmodule load_module(const DeviceInfo& d, const std::string& image, const char* 
   CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* values[] = {&log[0], reinterpret_cast<void*>(static_cast<std::uintptr_t>(log.size()))};
   CUresult r = api.cuModuleLoadDataEx(&m, image.c_str(), 2, keys, values);
+  if (context_lost_by(r)) fail(ErrorCode::Device, context_lost_message("cuModuleLoadDataEx", r));
   if (r != CUDA_SUCCESS) {
     log.resize(log.find('\0'));
     fail(ErrorCode::Device, "cuModuleLoadDataEx failed: {} JIT-compiling the PTX of {}{}{}",
@@ -285,6 +287,103 @@ int driver_version() {
   return state().version;
 }
 
+namespace {
+
+// The last kernel launched, for the report of a fault: a kernel's fault shows
+// at a later call (a copy, a synchronize), when only the launch order says which
+// kernel it was. Relaxed stores: the launch path stays a few stores dearer.
+struct LastLaunch {
+  std::atomic<CUfunction> fn{nullptr};
+  std::atomic<int> device{-1};
+  std::atomic<unsigned> grid_x{0}, grid_y{0}, grid_z{0}, block_x{0}, block_y{0}, shared{0};
+};
+LastLaunch last_launch;
+
+void note_launch(int device, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                 unsigned shared) noexcept {
+  last_launch.fn.store(f, std::memory_order_relaxed);
+  last_launch.device.store(device, std::memory_order_relaxed);
+  last_launch.grid_x.store(gx, std::memory_order_relaxed);
+  last_launch.grid_y.store(gy, std::memory_order_relaxed);
+  last_launch.grid_z.store(gz, std::memory_order_relaxed);
+  last_launch.block_x.store(bx, std::memory_order_relaxed);
+  last_launch.block_y.store(by, std::memory_order_relaxed);
+  last_launch.shared.store(shared, std::memory_order_relaxed);
+}
+
+// The name get_function looked `f` up by, on `device`; "" when unknown.
+std::string kernel_name_of(int device, CUfunction f) {
+  DriverState& s = state();
+  if (!f || device < 0 || device >= static_cast<int>(s.devices.size())) return "";
+  DeviceState& d = *s.devices[static_cast<std::size_t>(device)];
+  std::shared_lock<std::shared_mutex> lock(d.modules_mu);
+  for (const auto& m : d.modules) {
+    std::shared_lock<std::shared_mutex> fl(m.second->fn_mu);
+    for (const auto& named : m.second->functions)
+      if (named.second == f) return named.first;
+  }
+  return "";
+}
+
+std::string describe_launch(int device, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                            unsigned by, unsigned shared) {
+  std::string name = kernel_name_of(device, f);
+  return fmt::format("kernel '{}' on device {}, grid {} x {} x {} of blocks of {} x {} threads, {} bytes of "
+                     "dynamic shared memory",
+                     name.empty() ? "(not loaded by cujit)" : name, device, gx, gy, gz, bx, by, shared);
+}
+
+std::string describe_last_launch() {
+  const int device = last_launch.device.load(std::memory_order_relaxed);
+  if (device < 0) return "no kernel was launched by cujit in this process";
+  return describe_launch(device, last_launch.fn.load(std::memory_order_relaxed),
+                         last_launch.grid_x.load(std::memory_order_relaxed),
+                         last_launch.grid_y.load(std::memory_order_relaxed),
+                         last_launch.grid_z.load(std::memory_order_relaxed),
+                         last_launch.block_x.load(std::memory_order_relaxed),
+                         last_launch.block_y.load(std::memory_order_relaxed),
+                         last_launch.shared.load(std::memory_order_relaxed));
+}
+
+}  // namespace
+
+bool context_lost_by(CUresult r) {
+  switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string context_lost_message(const char* call, CUresult r) {
+  // The first report names the fault and the launch; later calls fail at once
+  // (the driver answers every call in a lost context with the same error) and
+  // repeat it, so no caller is left guessing or waiting.
+  static std::mutex mu;
+  static std::string first;
+  std::lock_guard<std::mutex> lock(mu);
+  if (first.empty()) {
+    first = fmt::format("{} (reported by {}); the last launch before it: {}", cu_error_text(r), call,
+                        describe_last_launch());
+    return fmt::format("a kernel faulted on the GPU: {}. The GPU context is lost: every later GPU call in this "
+                       "process fails; restart the process to use the GPU again (CPU paths still work)",
+                       first);
+  }
+  return fmt::format("{} failed: the GPU context was lost earlier, when a kernel faulted: {}. Restart the "
+                     "process to use the GPU again (CPU paths still work)",
+                     call, first);
+}
+
 std::string cu_error_text(CUresult r) {
   const DriverState& s = state();
   if (!s.api_loaded) return fmt::format("CUDA error {}", static_cast<int>(r));
@@ -292,7 +391,9 @@ std::string cu_error_text(CUresult r) {
 }
 
 void cu_check(CUresult r, const char* call) {
-  if (r != CUDA_SUCCESS) fail(ErrorCode::Device, "{} failed: {}", call, cu_error_text(r));
+  if (r == CUDA_SUCCESS) return;
+  if (context_lost_by(r)) fail(ErrorCode::Device, context_lost_message(call, r));
+  fail(ErrorCode::Device, "{} failed: {}", call, cu_error_text(r));
 }
 
 int device_count() {
@@ -366,6 +467,7 @@ CUfunction get_function(int device, const std::string& key, const std::string& i
   }
   CUfunction f = nullptr;
   CUresult r = driver().cuModuleGetFunction(&f, slot->module, kernel_name);
+  if (context_lost_by(r)) fail(ErrorCode::Device, context_lost_message("cuModuleGetFunction", r));
   if (r != CUDA_SUCCESS)
     fail(ErrorCode::Device, "cuModuleGetFunction failed: {} looking up {}", cu_error_text(r),
          where(d.info, kernel_name));
@@ -380,13 +482,24 @@ std::size_t module_loads(int device) {
 
 // ---------------------------------------------------------------- memory
 
+namespace {
+// ", F bytes free of T" after an out-of-memory error, where the driver can say.
+std::string memory_note(CUresult r) {
+  if (r != CUDA_ERROR_OUT_OF_MEMORY) return "";
+  std::size_t free_b = 0, total_b = 0;
+  if (driver().cuMemGetInfo(&free_b, &total_b) != CUDA_SUCCESS) return "";
+  return fmt::format(" ({} bytes free of {})", free_b, total_b);
+}
+}  // namespace
+
 DeviceBuffer::DeviceBuffer(int device, std::size_t bytes) : device_(device), size_(bytes) {
   ScopedContext ctx(device);  // also validates the ordinal for a 0-byte buffer
   if (bytes == 0) return;
   CUresult r = driver().cuMemAlloc(&ptr_, bytes);
+  if (context_lost_by(r)) fail(ErrorCode::Device, context_lost_message("cuMemAlloc", r));
   if (r != CUDA_SUCCESS)
-    fail(ErrorCode::Device, "cuMemAlloc failed: {} allocating {} bytes on device {}",
-         cu_error_text(r), bytes, device);
+    fail(ErrorCode::Device, "cuMemAlloc failed: {} allocating {} bytes on device {}{}",
+         cu_error_text(r), bytes, device, memory_note(r));
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
@@ -546,16 +659,35 @@ void synchronize(int device, CUstream stream) {
   CU_CALL(cuStreamSynchronize, stream);
 }
 
+namespace {
+// A launch the driver refused: which kernel, its grid, and for a lack of memory
+// or resources the device's memory, so the message says what did not fit.
+[[noreturn]] void fail_launch(CUresult r, int device, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                              unsigned bx, unsigned by, unsigned shared) {
+  if (context_lost_by(r)) fail(ErrorCode::Device, context_lost_message("cuLaunchKernel", r));
+  std::string memory;
+  if (r == CUDA_ERROR_OUT_OF_MEMORY || r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {
+    std::size_t free_b = 0, total_b = 0;
+    if (driver().cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS)
+      memory = fmt::format(" ({} bytes of device memory free of {})", free_b, total_b);
+  }
+  fail(ErrorCode::Device, "cuLaunchKernel failed: {} launching {}{}", cu_error_text(r),
+       describe_launch(device, f, gx, gy, gz, bx, by, shared), memory);
+}
+}  // namespace
+
 void launch(int device, CUfunction f, unsigned grid, unsigned block, void** params,
             CUstream stream, unsigned shared_bytes) {
-  ScopedContext ctx(device);
-  CU_CALL(cuLaunchKernel, f, grid, 1, 1, block, 1, 1, shared_bytes, stream, params, nullptr);
+  launch_grid(device, f, grid, 1, 1, block, 1, params, stream, shared_bytes);
 }
 
 void launch_grid(int device, CUfunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
                  unsigned block_y, void** params, CUstream stream, unsigned shared_bytes) {
   ScopedContext ctx(device);
-  CU_CALL(cuLaunchKernel, f, grid_x, grid_y, grid_z, block_x, block_y, 1, shared_bytes, stream, params, nullptr);
+  note_launch(device, f, grid_x, grid_y, grid_z, block_x, block_y, shared_bytes);
+  CUresult r = driver().cuLaunchKernel(f, grid_x, grid_y, grid_z, block_x, block_y, 1, shared_bytes, stream,
+                                       params, nullptr);
+  if (r != CUDA_SUCCESS) fail_launch(r, device, f, grid_x, grid_y, grid_z, block_x, block_y, shared_bytes);
 }
 
 int max_potential_block_size(int device, CUfunction f, int* min_grid) {

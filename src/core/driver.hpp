@@ -57,6 +57,13 @@ int driver_version();  // cuDriverGetVersion: 13000 for 13.0
 std::string cu_error_text(CUresult r);
 // Throws ErrorCode::Device "<call> failed: <name> (<text>)" unless r is CUDA_SUCCESS.
 void cu_check(CUresult r, const char* call);
+// Whether `r` leaves the context unusable (a kernel faulted: illegal address,
+// trap, assert, ...); every later call in the process then fails with it.
+bool context_lost_by(CUresult r);
+// The Device error text for such an error met by `call`: the first one names
+// the fault and the last launch (kernel, device, grid, block); later ones say
+// that the context was lost earlier and to restart the process.
+std::string context_lost_message(const char* call, CUresult r);
 // CU_CALL(cuMemAlloc, &ptr, n): calls the resolved entry point and names it
 // in the error: "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
 #define CU_CALL(fn, ...) ::cujit::cu_check(::cujit::driver().fn(__VA_ARGS__), #fn)

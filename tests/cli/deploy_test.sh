@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The deployment flow end to end, with no GPU: manifest errors (exact
+# The deployment flow with manifests, with no GPU (needs toml++; the parts
+# that need none are deploy_flow_test.sh, run in every build): manifest errors (exact
 # messages with file:line:column and field), precompile (then list shows the
 # entries and a second run finds them all cached), record mode with 8
 # processes at once (jitrun --emit ptx compiles through the launcher's cache
@@ -29,7 +30,7 @@ expect() {  # expect CODE SUBSTRING -- COMMAND ARGS...
 }
 
 if "$JITCACHE" precompile /dev/null --arch sm_90 2>&1 | grep -q "built without toml++"; then
-  echo "skipped: this build has no toml++ (libtomlplusplus-dev)"
+  echo "skipped: this build has no toml++ (libtomlplusplus-dev): manifests are not read"
   exit 77
 fi
 

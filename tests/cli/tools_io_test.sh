@@ -127,7 +127,7 @@ ${E}[1;36mhint:${E}[0m did you mean 'sin'?" "${out//$'\r'/}"
   run script -qec "env -u NO_COLOR '$JITCACHE' compile -i x=float32 'out = sinn(x)'" /dev/null
   [[ "${out//$'\r'/}" == "${E}[1;31merror:${E}[0m"* ]] || fail "jitcache colours on a terminal" "got: $out"
 else
-  echo "note: 'script' is not installed: the terminal checks were skipped"
+  fail "the terminal checks" "'script' (util-linux's bsdutils) is not installed: it gives jitrun a terminal"
 fi
 
 # ---- jitcache with CUJIT_CACHE=0: a state, not an error

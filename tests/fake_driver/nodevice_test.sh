@@ -34,6 +34,12 @@ expect no-device 0 "out = [ 0.  5. 10. 15.]" -- --print -i 'x=arange(4)' 'out = 
 # A device whose memory is exhausted: uploads and module loads fail cleanly.
 expect oom 4 "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" -- --device 0 -i 'x=arange(4)' 'out = x*5'
 expect oom 4 "does not exist" -- --device 1 -i 'x=arange(4)' 'out = x*5'
+# A kernel that faults (the context is lost), and a launch without memory.
+expect fault 4 "jitrun: a kernel faulted on the GPU: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)" \
+  -- --device 0 -i 'x=arange(4)' 'out = x*5'
+expect fault 4 "restart the process to use the GPU again" -- --device 0 -i 'x=arange(4)' 'out = x*5'
+expect launch-oom 4 "cuLaunchKernel failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory) launching kernel '" \
+  -- --device 0 -i 'x=arange(4)' 'out = x*5'
 
 if [ "$fails" != 0 ]; then
   echo "$fails no-device check(s) failed"

@@ -23,6 +23,7 @@
 #include "gpu_util.hpp"
 #include "gpu/launch.hpp"
 #include "unit/reference.hpp"
+#include "skip.hpp"
 
 using namespace cujit;
 using namespace cujit::gputest;
@@ -429,10 +430,7 @@ TEST_CASE("evaluate: device arrays run on their GPU", "[gpu][evaluate]") {
 }
 
 TEST_CASE("A kernel used on device 0 then device 1", "[gpu][multi]") {
-  if (device_count() < 2) {
-    std::printf("skipped: one CUDA device here; the device 0 -> device 1 test needs two\n");
-    return;
-  }
+  if (device_count() < 2) CUJIT_SKIP("one CUDA device here; the device 0 -> device 1 test needs two");
   ElementwiseKernel k("T x", "T y", "y = x + 1", "both");
   HostArray h = f32({100}, [](std::int64_t q) { return static_cast<float>(q); });
   auto y0 = k(dev(h, 0));
@@ -442,17 +440,15 @@ TEST_CASE("A kernel used on device 0 then device 1", "[gpu][multi]") {
   CHECK(std::memcmp(y0[0].to_host().data(), y1[0].to_host().data(), 400) == 0);
 }
 
-TEST_CASE("More than 2^31 elements: the 64-bit index path", "[gpu][huge]") {
+TEST_CASE("More than 2^31 elements: the 64-bit index path", "[gpu][huge][huge_index]") {
   const std::int64_t n = (std::int64_t{1} << 31) + 4099;
   std::size_t free_b = 0, total_b = 0;
   {
     ScopedContext ctx(0);
     CU_CALL(cuMemGetInfo, &free_b, &total_b);
   }
-  if (free_b < static_cast<std::size_t>(2 * n + (1 << 30))) {
-    std::printf("skipped: %zu bytes free on device 0, the >2^31 test needs %lld\n", free_b, static_cast<long long>(2 * n));
-    return;
-  }
+  if (free_b < static_cast<std::size_t>(2 * n + (1 << 30)))
+    CUJIT_SKIP(std::to_string(free_b) + " bytes free on device 0, the >2^31 test needs " + std::to_string(2 * n + (1 << 30)));
   HostArray x(DType::UInt8, Shape{n});
   for (std::int64_t k = 0; k < n; ++k) x.as<std::uint8_t>()[k] = static_cast<std::uint8_t>((k * 131) % 251);
   Array dx = dev(x);
@@ -473,7 +469,7 @@ TEST_CASE("More than 2^31 elements: the 64-bit index path", "[gpu][huge]") {
               st.grid, st.block, static_cast<long long>(wrong));
 }
 
-TEST_CASE("More than 2^31 elements from broadcasts: the 64-bit rows path", "[gpu][huge]") {
+TEST_CASE("More than 2^31 elements from broadcasts: the 64-bit rows path", "[gpu][huge][huge_rows]") {
   const std::int64_t r = std::int64_t{1} << 16, c = (std::int64_t{1} << 15) + 24;  // 2^31 + 2^20 + 2^19 elements
   const std::int64_t n = r * c;
   std::size_t free_b = 0, total_b = 0;
@@ -481,10 +477,8 @@ TEST_CASE("More than 2^31 elements from broadcasts: the 64-bit rows path", "[gpu
     ScopedContext ctx(0);
     CU_CALL(cuMemGetInfo, &free_b, &total_b);
   }
-  if (free_b < static_cast<std::size_t>(n + (1 << 30))) {
-    std::printf("skipped: %zu bytes free on device 0, the >2^31 rows test needs %lld\n", free_b, static_cast<long long>(n));
-    return;
-  }
+  if (free_b < static_cast<std::size_t>(n + (1 << 30)))
+    CUJIT_SKIP(std::to_string(free_b) + " bytes free on device 0, the >2^31 rows test needs " + std::to_string(n + (1 << 30)));
   HostArray x(DType::UInt8, Shape{r, 1}), y(DType::UInt8, Shape{1, c});
   for (std::int64_t k = 0; k < r; ++k) x.as<std::uint8_t>()[k] = static_cast<std::uint8_t>((k * 131) % 251);
   for (std::int64_t k = 0; k < c; ++k) y.as<std::uint8_t>()[k] = static_cast<std::uint8_t>((k * 71) % 241);

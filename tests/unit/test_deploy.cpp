@@ -21,6 +21,7 @@
 #include "api/manifest.hpp"
 #include "api/precompile.hpp"
 #include "cache/record.hpp"
+#include "skip.hpp"
 
 using namespace cujit;
 
@@ -58,8 +59,8 @@ std::string layout_for_test(const GpuProgram& g, const std::string& kind, bool i
 
 }  // namespace
 
-TEST_CASE("precompile: a manifest's kernels have the launcher's cache keys, every dtype", "[deploy]") {
-  if (!manifest_supported()) return;  // built without toml++
+TEST_CASE("precompile: a manifest's kernels have the launcher's cache keys, every dtype", "[deploy][manifest]") {
+  if (!manifest_supported()) CUJIT_SKIP("this build has no toml++ (libtomlplusplus-dev): manifests are not read");
   std::string manifest =
       "[[kernel]]\nprogram = \"out = x\"\ninputs = [\"x=T\"]\ntypes = { T = [\"bool\", \"int8\", \"uint8\", \"int16\", "
       "\"uint16\", \"int32\", \"uint32\", \"int64\", \"uint64\", \"float16\", \"bfloat16\", \"float32\", \"float64\", "
@@ -87,8 +88,8 @@ TEST_CASE("precompile: a manifest's kernels have the launcher's cache keys, ever
   }
 }
 
-TEST_CASE("precompile: 64-bit, strided and broadcast layouts are the launcher's", "[deploy]") {
-  if (!manifest_supported()) return;
+TEST_CASE("precompile: 64-bit, strided and broadcast layouts are the launcher's", "[deploy][manifest]") {
+  if (!manifest_supported()) CUJIT_SKIP("this build has no toml++ (libtomlplusplus-dev): manifests are not read");
   auto p = std::make_shared<Program>(compile_program("out = x * y", {Param{"x", DType::Int8, false, false},
                                                                        Param{"y", DType::Int8, false, false}}));
   GpuProgram g(p, GpuOptions{});
@@ -107,8 +108,8 @@ TEST_CASE("precompile: 64-bit, strided and broadcast layouts are the launcher's"
   CHECK_THROWS_AS(layout_for_test(g, "t.i32.d2|o:s|i:t,s", false), Error);  // tiles need their vectors
 }
 
-TEST_CASE("precompile: a recorded recipe makes the same kernel again", "[deploy]") {
-  if (!manifest_supported()) return;
+TEST_CASE("precompile: a recorded recipe makes the same kernel again", "[deploy][manifest]") {
+  if (!manifest_supported()) CUJIT_SKIP("this build has no toml++ (libtomlplusplus-dev): manifests are not read");
   auto p = std::make_shared<Program>(compile_program("out = where(x > 0, x, -x) * a",
                                                      {Param{"x", DType::Float16, false, false},
                                                       Param{"a", DType::Float64, true, false}}));
@@ -151,8 +152,8 @@ TEST_CASE("ElementwiseKernel::precompile: bindings, layouts, errors", "[deploy]"
   }
 }
 
-TEST_CASE("manifest: errors name file, line, column and field", "[deploy]") {
-  if (!manifest_supported()) return;
+TEST_CASE("manifest: errors name file, line, column and field", "[deploy][manifest]") {
+  if (!manifest_supported()) CUJIT_SKIP("this build has no toml++ (libtomlplusplus-dev): manifests are not read");
   auto error_of = [](const std::string& text) {
     try {
       parse_manifest(text, "m.toml");
