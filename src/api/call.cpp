@@ -148,7 +148,7 @@ std::vector<Array> run_call(Call& c, const CallHooks& hooks) {
     bool inout = false;
     for (const Var& o : p.outputs) inout = inout || o.input == static_cast<int>(k);
     if (on_gpu && q.raw && is_host_scalar(v)) fail(ErrorCode::Usage, "raw parameter '{}' needs an array, not a scalar", q.name);
-    if (v.device == c.where || (on_gpu && is_host_scalar(v) && !inout)) continue;
+    if (v.device == c.where || (on_gpu && is_host_scalar(v) && !inout) || !c.move_inputs) continue;
     copies.push_back(Array::copy_of(v, c.where));
     if (inout) back.emplace_back(v, k);
     v = copies.back().view();

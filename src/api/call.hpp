@@ -57,6 +57,9 @@ struct Call {
   Scratch<bool, 8> given;
   const Shape* shape = nullptr;  // the outputs' shape (jitrun --shape, CallOptions::shape); else the broadcast
   CUstream stream = nullptr;
+  // evaluate() copies arrays to where the call runs; ElementwiseKernel, as
+  // CuPy's, takes arrays where they are (the launcher refuses others).
+  bool move_inputs = true;
 };
 
 // Runs the call. Returns, per Program::outputs, the array allocated for it

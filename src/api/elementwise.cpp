@@ -441,6 +441,7 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
   Call c(*b->gpu);
   c.where = on_cpu ? Device::cpu() : Device::cuda(device);
   c.stream = reinterpret_cast<CUstream>(options.stream ? *options.stream : m.opt.stream);
+  c.move_inputs = false;
 
   // Views in program order; scalars converted where the binding says so.
   struct ScalarBytes {

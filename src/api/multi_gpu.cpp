@@ -202,6 +202,7 @@ void run(const Job& job, const std::vector<NamedArg>& inputs, const std::vector<
       Call call(*job.gpu);
       call.where = dev;
       call.stream = streams.back()->get();
+      call.move_inputs = false;  // rows_on put each slice's inputs there
       for (std::size_t k = 0; k < in.size(); ++k) call.inputs[k] = in[k];
       for (std::size_t o = 0; o < out.size(); ++o) call.outputs[o] = out[o], call.given[o] = true;
       run_call(call);
