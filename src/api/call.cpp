@@ -73,9 +73,11 @@ std::vector<Array> run_on_cpu(Call& c, const Shape& shape, const CallHooks& hook
   return made;
 }
 
-std::vector<Array> run_on_gpu(Call& c, const Shape& shape, bool staged, bool wait, const CallHooks& hooks, CallStats& st) {
+std::vector<Array> run_on_gpu(Call& c, const Shape& shape, bool staged, bool wait, bool allocates, const CallHooks& hooks,
+                              CallStats& st) {
   const Program& p = c.program.program();
-  std::vector<Array> made(p.outputs.size());
+  std::vector<Array> made;  // nothing on the heap for a call whose outputs are all given
+  if (allocates) made.resize(p.outputs.size());
   std::vector<Array> staging;
   for (std::size_t o = 0; o < p.outputs.size(); ++o) {
     const Var& v = p.outputs[o];
@@ -155,7 +157,7 @@ std::vector<Array> run_call(Call& c, const CallHooks& hooks) {
   }
   if (!copies.empty()) st.upload_ms = ms_since(t0);
 
-  std::vector<Array> made = on_gpu ? run_on_gpu(c, shape, any_inout && p.can_fail, hooks.wait || !back.empty(), hooks, st)
+  std::vector<Array> made = on_gpu ? run_on_gpu(c, shape, any_inout && p.can_fail, hooks.wait || !back.empty(), allocates, hooks, st)
                                    : run_on_cpu(c, shape, hooks, st);
   if (!back.empty()) {
     auto t1 = Clock::now();

@@ -63,7 +63,8 @@ struct Call {
 };
 
 // Runs the call. Returns, per Program::outputs, the array allocated for it
-// (an empty Array where it was given or is an input updated in place).
+// (an empty Array where it was given or is an input updated in place), or
+// nothing when the call allocated no output.
 std::vector<Array> run_call(Call& call, const CallHooks& hooks = {});
 
 // The outputs' shape a call asks for where the inputs do not give it:
