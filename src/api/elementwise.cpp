@@ -101,10 +101,11 @@ std::vector<ParamDecl> parse_params(const std::string& text, const char* which) 
     const std::string& type = words[0];
     d.name = words[1];
     check_name(d.name, fmt::format("{}: parameter", which));
-    if (auto t = dtype_from_name(type)) {
-      d.dtype = *t;
-    } else if (const char* both = ambiguous_type(type)) {
+    // C's names first: NumPy reads `float` as float64 where C++ reads float32.
+    if (const char* both = ambiguous_type(type)) {
       fail(ErrorCode::Usage, "{}: the type '{}' of '{}' is ambiguous; name the dtype, e.g. {}", which, type, d.name, both);
+    } else if (auto t = dtype_from_numpy(type)) {
+      d.dtype = *t;
     } else if (std::string near = near_dtype(type); !near.empty()) {
       fail(ErrorCode::Usage,
            "{}: the type '{}' of '{}' is not a dtype; did you mean '{}'? (a placeholder name must not be this close "
@@ -112,6 +113,8 @@ std::vector<ParamDecl> parse_params(const std::string& text, const char* which) 
            which, type, d.name, near);
     } else if (name_problem(type).empty()) {
       d.placeholder = type;  // raw CUDA mode pastes it as a typedef name: the name rule keeps that safe
+    } else if (type.find_first_of("<>=|.") != std::string::npos) {
+      fail(ErrorCode::Usage, "{}: the type of '{}': {}", which, d.name, dtype_spelling_problem(type));
     } else {
       fail(ErrorCode::Usage, "{}: '{}' is neither a dtype nor a type placeholder (a name such as T: {})", which,
            quoted_text(type), kNameRule);
@@ -585,7 +588,7 @@ std::vector<Arg> ElementwiseAccess::stand_ins(const ElementwiseKernel& k, const 
       if (kind == "int") args.emplace_back(std::int64_t{0});
       else if (kind == "float") args.emplace_back(0.0);
       else if (kind == "complex") args.emplace_back(std::complex<double>(0.0, 0.0));
-      else if (auto t = dtype_from_name(kind)) args.push_back(Arg::typed(*t, 0));
+      else if (auto t = dtype_from_numpy(kind)) args.push_back(Arg::typed(*t, 0));
       else fail(ErrorCode::Usage, "kernel '{}': scalars: '{}' is int, float, complex or a dtype, not '{}'", m.name, d.name, kind);
       host_value.push_back(true);
       continue;

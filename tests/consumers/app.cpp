@@ -3,7 +3,10 @@
 // The lines between "README begin" and "README end" are README.md's C++ example,
 // word for word (the readme_example test compares them). Without a GPU the
 // device half reports that and the program still checks the CPU half.
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 // README begin
@@ -11,6 +14,7 @@
 #include <cujit/evaluate.hpp>
 // README end
 #include <cujit/error.hpp>
+#include <cujit/npy.hpp>
 
 namespace {
 
@@ -45,6 +49,13 @@ int main() {
     cujit::ElementwiseKernel axpy("T x, T y, T a", "T z", "z = a * x + y", "axpy");
     // README end
     if (!check(z, "cpu")) return 1;
+
+    // .npy files through the installed cujit/npy.hpp: z saved and loaded back.
+    std::string npy = (std::filesystem::temp_directory_path() / ("cujit_app_" + std::to_string(::getpid()) + ".npy")).string();
+    cujit::save_npy(npy, z);
+    cujit::Array loaded = cujit::load_npy(npy);
+    std::filesystem::remove(npy);
+    if (!check(loaded, "npy")) return 1;
 
     // A program error crosses the library boundary as cujit::Error.
     try {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <unistd.h>
 #include <map>
 #include <string>
@@ -285,6 +286,15 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
   return 0;
 }
 
+// Whether two output paths are one file: the same text, or the same place
+// once `.`, `..` and symbolic links are resolved (the file need not exist).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code ea, eb;
+  auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  return !ea && !eb && ca == cb;
+}
+
 int run(const Options& args) {
   // '-' is standard input (-f -, -i NAME=-) or output (-o NAME=-), once each.
   int stdin_users = args.program_file == "-" ? 1 : 0;
@@ -302,6 +312,11 @@ int run(const Options& args) {
   std::string to_stdout;  // the output written to standard output (-o NAME=-)
   for (const auto& o : opt.emit == "cubin" ? std::vector<std::string>{} : opt.outputs) {
     auto [name, path] = split_eq(o, "-o/--output");
+    if (paths.count(name)) fail(ErrorCode::Usage, "-o {} is given twice; give each output one path", name);
+    for (const auto& [other, p] : paths)
+      if (path != "-" && p != "-" && same_file(p, path))
+        fail(ErrorCode::Usage, "-o {}={} and -o {}={} name one file, so one output would overwrite the other; give each "
+             "its own path", other, p, name, path);
     paths[name] = path;
     if (path != "-") continue;
     if (!to_stdout.empty())
@@ -339,8 +354,8 @@ int run(const Options& args) {
   EvaluateOptions eo;
   for (const auto& t : opt.types) {
     auto [name, dt] = split_eq(t, "-t/--type");
-    auto d = dtype_from_name(dt);
-    if (!d) fail(ErrorCode::Usage, "-t {}: unknown dtype '{}'", name, dt);
+    auto d = dtype_from_numpy(dt);
+    if (!d) fail(ErrorCode::Usage, "-t {}: {}", name, dtype_spelling_problem(dt));
     eo.output_dtypes.emplace_back(name, *d);
   }
   eo.device = device < 0 ? Device::cpu() : Device::cuda(device);
