@@ -299,7 +299,7 @@ struct ElementwiseKernel::Impl {
       g.render = [raw](const Program& p, const KernelLayout& l, const std::string& kn) { return render_raw_cuda(raw, p, l, kn); };
       g.max_vector = 1;
     } else {
-      *program = compile_program(operation, params, decls, Outputs::Exact);
+      *program = compile_program(operation, params, decls, Outputs::Exact, TypeNames(bound.begin(), bound.end()));
     }
     for (const ParamDecl& d : outs) {
       int slot = -1;
@@ -356,6 +356,10 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
              "in_params and assign it in the operation ('{} *= 2'), or pass the same array as an input and an output",
              name, d.name, d.name);
       if (!d.placeholder.empty()) m.has_placeholder = true;
+      // The check's own words, at construction even when placeholders delay the check to the first call.
+      if (!m.opt.raw_cuda && (d.name == "i" || d.name == "n"))
+        fail(ErrorCode::Usage, "parameter name '{}' is not allowed: {}", d.name,
+             d.name == "i" ? "'i' is the element index" : "'n' is the number of elements");
       if (m.opt.raw_cuda && (d.name == "i" || d.name == "n"))
         fail(ErrorCode::Usage, "kernel '{}': parameter name '{}' is reserved (i and n are the element index and count)",
              name, d.name);
@@ -365,9 +369,14 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
   if (!m.opt.raw_cuda && !m.opt.preamble.empty())
     fail(ErrorCode::Usage, "kernel '{}': a preamble needs raw CUDA mode (options.raw_cuda)", name);
   if (!m.opt.raw_cuda) {
-    // Syntax errors show at construction, whatever the types; with no
+    // Syntax errors show at construction, whatever the types (a placeholder
+    // stands for any dtype while only the syntax is read); with no
     // placeholder the types are known too and the whole check runs now.
-    parse(operation);
+    TypeNames any;
+    for (const auto* list : {&m.ins, &m.outs})
+      for (const ParamDecl& d : *list)
+        if (!d.placeholder.empty()) any.emplace_back(d.placeholder, DType::Float64);
+    parse(operation, any);
     if (!m.has_placeholder) {
       std::vector<Param> params;
       for (const ParamDecl& d : m.ins) params.push_back(Param{d.name, *d.dtype, false, d.raw});
@@ -471,6 +480,13 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
   Shape shape;  // of allocated outputs
   if (!given) {
     if (options.shape) {
+      // CuPy's size= rule: a shape of the call's own only where no array fixes one.
+      for (std::size_t k = 0; k < p.inputs.size(); ++k)
+        if (!p.inputs[k].raw && !is_scalar(args[k]))
+          fail(ErrorCode::Usage,
+               "kernel '{}': CallOptions::shape is for calls whose arrays are all raw, and '{}' is not: its shape {} "
+               "gives the outputs' shape; drop CallOptions::shape (as CuPy refuses size= here)",
+               m.name, p.inputs[k].name, to_string(args[k].view().shape));
       shape = output_shape(broadcast_shape(p, in_views.data()), &*options.shape);
     } else {
       bool any_raw = false;

@@ -193,7 +193,7 @@ struct Reader {
               in.dtype.resize(colon);
             }
           }
-          if (!is_identifier(in.name) || !is_identifier(in.dtype))
+          if (!is_identifier(in.name) || (!is_identifier(in.dtype) && !dtype_from_numpy(in.dtype)))
             error(src, &k, f, "'{}' is not NAME=DTYPE[:weak|:raw|:scalar], e.g. \"x=float32\"", spec);
           if (in.flag != "" && in.flag != "weak" && in.flag != "raw" && in.flag != "scalar")
             error(src, &k, f, "'{}': unknown flag ':{}' (use :weak, :raw or :scalar)", spec, in.flag);

@@ -810,8 +810,8 @@ Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<Outpu
 }
 
 Program compile_program(std::string_view source, const std::vector<Param>& inputs,
-                        const std::vector<OutputDecl>& outputs, Outputs mode) {
-  return check(parse(source), inputs, outputs, mode);
+                        const std::vector<OutputDecl>& outputs, Outputs mode, const TypeNames& placeholders) {
+  return check(parse(source, placeholders), inputs, outputs, mode);
 }
 
 }  // namespace cujit

@@ -9,6 +9,7 @@
 
 #include "lang/ast.hpp"
 #include "lang/builtins.hpp"
+#include "lang/parse.hpp"
 
 namespace cujit {
 
@@ -53,8 +54,10 @@ Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<Outpu
               Outputs mode = Outputs::Infer);
 
 // parse + check.
+// `placeholders`: see parse().
 Program compile_program(std::string_view source, const std::vector<Param>& inputs,
-                        const std::vector<OutputDecl>& outputs = {}, Outputs mode = Outputs::Infer);
+                        const std::vector<OutputDecl>& outputs = {}, Outputs mode = Outputs::Infer,
+                        const TypeNames& placeholders = {});
 
 
 }  // namespace cujit

@@ -12,7 +12,8 @@ std::string render_diagnostic(std::string_view src, Span span, std::string_view 
                               std::string_view hint) {
   std::size_t begin = std::min<std::size_t>(span.begin, src.size());
   std::size_t end = std::max<std::size_t>(begin, std::min<std::size_t>(span.end, src.size()));
-  std::size_t line_start = src.rfind('\n', begin == 0 ? std::string_view::npos : begin - 1);
+  // At offset 0 the line is the first (rfind from npos would find the last newline).
+  std::size_t line_start = begin == 0 ? std::string_view::npos : src.rfind('\n', begin - 1);
   line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
   if (begin > 0 && begin == src.size() && src[begin - 1] == '\n') line_start = begin;
   std::size_t line_end = src.find('\n', line_start);

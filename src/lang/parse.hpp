@@ -1,12 +1,19 @@
 // parse: tokens -> syntax tree. Grammar in docs/language.md; each function in
 // parse.cpp carries its rule.
 #pragma once
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "lang/ast.hpp"
 
 namespace cujit {
 
-Ast parse(std::string_view source);
+// Type names beyond the dtypes: an ElementwiseKernel's placeholders bound to
+// dtypes, so a local may be declared with one (`T diff = x - y`, as CuPy allows).
+using TypeNames = std::vector<std::pair<std::string, DType>>;
+
+Ast parse(std::string_view source, const TypeNames& placeholders = {});
 
 }  // namespace cujit

@@ -36,7 +36,7 @@ expect 0 "kept 0" -- prune --max-size 0
 expect 0 "entries: 0" -- stats
 expect 0 "compiled" -- compile -i x=int8 -i r=int32:raw 'out = x + r[i % size(r)]'
 expect 0 "removed 2 entries" -- clear
-expect 1 "unknown dtype 'float'" -- compile -i x=float 'out = x'
+expect 1 "-i x: unknown dtype 'flaot' (did you mean 'float'" -- compile -i x=flaot 'out = x'
 expect 1 "--arch" -- compile --arch smXX -i x=float32 'out = x'
 expect 1 "prune needs" -- prune
 expect 2 "hint: did you mean 'sin'?" -- compile -i x=float32 'out = sinn(x)'

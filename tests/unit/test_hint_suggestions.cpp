@@ -34,7 +34,7 @@ TEST_CASE("hints: each suggestion, applied, gives a program that checks") {
       {"out = x.conj()", "x.conj()", "conj(x)"},
       {"out = True", "True", "true"},
       {"out = x * M_PI", "M_PI", "pi"},
-      {"out = x < 0 and y > 0", "x < 0 and y > 0", "x < 0 && y > 0"},
+      {"out = x < 0 and y > 0", "and", "&&"},
       {"out = add(x, y)", "add(x, y)", "x + y"},
       {"out = r[_ind.size() - 1 - i]", "_ind.size()", "n"},
   };

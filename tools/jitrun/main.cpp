@@ -291,7 +291,8 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
 bool same_file(const std::string& a, const std::string& b) {
   if (a == b) return true;
   std::error_code ea, eb;
-  auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
+  auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
   return !ea && !eb && ca == cb;
 }
 
