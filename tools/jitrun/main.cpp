@@ -1,5 +1,5 @@
 // jitrun: evaluate a cujit program from the command line.
-//   jitrun -i x=rand(1000000) 'out = sin(x)*5'
+//   jitrun -i 'x=rand(1000000)' 'out = sin(x)*5'
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -447,7 +447,7 @@ int run(const Options& args) {
 
 int main(int argc, char** argv) {
   CLI::App app{"jitrun: evaluate a cujit elementwise program.\n"
-               "Example: jitrun -i x=rand(1000000) 'out = sin(x)*5'\n"
+               "Example: jitrun -i 'x=rand(1000000)' 'out = sin(x)*5'\n"
                "Pipes: jitrun -i x=- -o out=- 'out = x * 2' < x.npy > out.npy"};
   app.set_version_flag("--version", tools::version_text("jitrun"));
   app.footer(tools::help_footer());
