@@ -10,6 +10,7 @@
 #include "lang/check.hpp"
 #include "gpu/compile.hpp"
 #include "lang/diagnostic.hpp"
+#include "lang/lex.hpp"
 #include "gpu/driver.hpp"
 #include "cpu/eval.hpp"
 #include "fail.hpp"
@@ -372,6 +373,15 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
     // Syntax errors show at construction, whatever the types (a placeholder
     // stands for any dtype while only the syntax is read); with no
     // placeholder the types are known too and the whole check runs now.
+    // CuPy compiles an empty operation to a kernel that returns its outputs
+    // uninitialized; here every output must be assigned, so say that in the API's terms.
+    bool empty = true;
+    for (const Token& t : tokenize(operation)) empty = empty && (t.kind == Tok::End || t.kind == Tok::Newline || t.kind == Tok::Semi);
+    if (empty)
+      fail(ErrorCode::Usage,
+           "kernel '{}': the operation is empty; assign each output (e.g. '{} = {}'): unlike CuPy, which returns "
+           "uninitialized outputs from an empty operation, cujit has no kernel that does nothing",
+           name, m.outs.empty() ? "out" : m.outs[0].name, m.ins.empty() ? "0" : m.ins[0].name);
     TypeNames any;
     for (const auto* list : {&m.ins, &m.outs})
       for (const ParamDecl& d : *list)

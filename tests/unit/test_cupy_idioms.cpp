@@ -60,3 +60,11 @@ TEST_CASE("i and n as parameter names are refused at construction, placeholders 
   CHECK(error_of([] { ElementwiseKernel("float32 n", "float32 z", "z = n", "k"); }, ErrorCode::Usage) ==
         "parameter name 'n' is not allowed: 'n' is the number of elements");
 }
+
+TEST_CASE("an empty operation is refused at construction, saying why", "[api][elementwise]") {
+  const std::string want =
+      "kernel 'noop': the operation is empty; assign each output (e.g. 'y = x'): unlike CuPy, which returns "
+      "uninitialized outputs from an empty operation, cujit has no kernel that does nothing";
+  CHECK(error_of([] { ElementwiseKernel("T x", "T y", "", "noop"); }, ErrorCode::Usage) == want);
+  CHECK(error_of([] { ElementwiseKernel("T x", "T y", " ;\n // nothing\n", "noop"); }, ErrorCode::Usage) == want);
+}
