@@ -455,7 +455,8 @@ int main(int argc, char** argv) {
   app.add_option("PROGRAM", opt.program, "the program, e.g. 'out = sin(x)*5' (or -f FILE)");
   app.add_option("-f,--file", opt.program_file, "read the program from FILE ('-': standard input)");
   app.add_option("-i,--input", opt.inputs,
-                 "NAME=SOURCE: a .npy file ('-': standard input); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
+                 "NAME=SOURCE: a .npy file ('-': standard input; FILE.npy:DTYPE converts it as NumPy's astype "
+                 "with casting='same_kind'); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
                  "arange(N), linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by "
                  "default); N may be 1e6, 3x4 or (3, 4); made in the GPU's memory when the program runs there; rand and "
                  "randn are Philox4x32-10 streams of --seed, the same on the CPU and every GPU")
@@ -463,7 +464,8 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", opt.outputs,
                  "NAME=PATH: write that output to a .npy file ('-': standard output); with --emit cubin: PATH")
       ->allow_extra_args(false);
-  app.add_option("-t,--type", opt.types, "NAME=DTYPE: declare an output's dtype")->allow_extra_args(false);
+  app.add_option("-t,--type", opt.types,
+                 "NAME=DTYPE: declare an output's dtype (NumPy's spellings: float32, f4, <f4, float = float64, i8, u1, ...)")->allow_extra_args(false);
   app.add_option("--emit", opt.emit, "print the kernel's CUDA source or PTX, or write its cubin (-o PATH); no GPU needed")
       ->check(CLI::IsMember({"source", "ptx", "cubin"}));
   app.add_option("--arch", opt.arch, "--emit ptx|cubin target, e.g. sm_90 (default: GPU 0's, else sm_90)");
