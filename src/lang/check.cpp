@@ -809,6 +809,11 @@ Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<Outpu
   return p;
 }
 
+std::string negative_power_message(long long exponent) {
+  return fmt::format("integers to negative integer powers are not allowed (an exponent is {}); make the base a float, "
+                     "e.g. float64(...)", exponent);
+}
+
 Program compile_program(std::string_view source, const std::vector<Param>& inputs,
                         const std::vector<OutputDecl>& outputs, Outputs mode, const TypeNames& placeholders) {
   return check(parse(source, placeholders), inputs, outputs, mode);
