@@ -172,6 +172,8 @@ class Parser {
   }
 
   std::string type_hint(std::string_view name) {
+    // NumPy's other spellings (f4, single, np.float32) name the type by its name in a program.
+    if (auto t = dtype_from_numpy(name)) return "write '" + std::string(dtype_name(*t)) + "': a program names dtypes by name";
     static constexpr std::string_view kTypes[] = {
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
         "bfloat16", "float32", "float64", "complex64", "complex128", "double", "half"};

@@ -37,6 +37,8 @@ TEST_CASE("hints: each suggestion, applied, gives a program that checks") {
       {"out = x < 0 and y > 0", "and", "&&"},
       {"out = add(x, y)", "add(x, y)", "x + y"},
       {"out = r[_ind.size() - 1 - i]", "_ind.size()", "n"},
+      {"f4 d = x * 2\nout = d + 1", "f4", "float32"},
+      {"i8 d = k\nout = d", "i8", "int64"},
   };
   for (const Case& c : cases) {
     INFO("program: " << c.program);
