@@ -72,6 +72,12 @@ expect_bounded 3 "it is writable by group or others (mode 0777)" -- clear
 chmod 0700 "$CUJIT_CACHE_DIR"
 expect_bounded 0 "2 entries in" -- list
 
+# With no GPU to take the target from, jitcache names its own flag (the library's
+# message names PrecompileOptions::archs); a manifest's NumPy dtype spelling is taken.
+printf '[[kernel]]\nprogram = "out = x * 2"\ninputs = ["x=f4"]\n' > "$CUJIT_CACHE_DIR/m.toml"
+CUDA_VISIBLE_DEVICES= expect 1 "jitcache: no target to compile for: name one, e.g. --arch sm_90, or a manifest kernel's arch field (there is no GPU to take it from: " -- precompile "$CUJIT_CACHE_DIR/m.toml"
+expect 0 "1 kernels: 1 compiled" -- precompile "$CUJIT_CACHE_DIR/m.toml" --arch sm_90
+
 if [ "$fails" != 0 ]; then
   echo "$fails jitcache check(s) failed"
   exit 1
