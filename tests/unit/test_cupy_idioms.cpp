@@ -7,6 +7,7 @@
 #include "catch.hpp"
 #include "cujit/elementwise.hpp"
 #include "cujit/error.hpp"
+#include "cujit/evaluate.hpp"
 #include "unit/error_of.hpp"
 
 using namespace cujit;
@@ -67,4 +68,13 @@ TEST_CASE("an empty operation is refused at construction, saying why", "[api][el
       "uninitialized outputs from an empty operation, cujit has no kernel that does nothing";
   CHECK(error_of([] { ElementwiseKernel("T x", "T y", "", "noop"); }, ErrorCode::Usage) == want);
   CHECK(error_of([] { ElementwiseKernel("T x", "T y", " ;\n // nothing\n", "noop"); }, ErrorCode::Usage) == want);
+}
+
+TEST_CASE("inputs the program does not read still broadcast (docs/runtime.md)", "[api][elementwise]") {
+  std::vector<float> a = {1, 2, 3}, b = {1, 2};
+  const ArrayView av = ArrayView::host(a.data(), {3}), bv = ArrayView::host(b.data(), {2});
+  const std::string want = "shapes do not broadcast: input 'y' has shape (2,) but the others give (3,)";
+  CHECK(error_of([&] { evaluate("out = x * 2", {{"x", av}, {"y", bv}}); }, ErrorCode::Data) == want);
+  ElementwiseKernel k("T x, T y", "T z", "z = x * 2", "unused_y");
+  CHECK(error_of([&] { k(av, bv); }, ErrorCode::Data) == want);
 }
