@@ -82,8 +82,9 @@ template <class T> __host__ __device__ __forceinline__ T ifmod(T a, T b) {
   if (is_signed_int<T>::value && b == T(-1)) return T(0);
   return (T)(a % b);
 }
-// NumPy raises for a negative exponent; a kernel gives the truncated value of
-// 1/a**-b instead: 1 for a == 1, +-1 for a == -1, else 0.
+// NumPy raises for a negative exponent, and so does cujit (checks.cuh's
+// nonneg_exponent, the CPU evaluator); the value computed meanwhile is the
+// truncated 1/a**-b: 1 for a == 1, +-1 for a == -1, else 0.
 template <class T> __host__ __device__ __forceinline__ T ipow(T a, T b) {
   if (neg_(b)) {
     if (a == T(1)) return T(1);

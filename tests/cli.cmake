@@ -1,5 +1,8 @@
 # Command-line tools end to end.
 add_test(NAME jitrun_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/jitrun_test.sh $<TARGET_FILE:jitrun>)
+add_test(NAME numpy_user_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/numpy_user_test.sh $<TARGET_FILE:jitrun>)
+add_test(NAME doc_examples_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/doc_examples_test.sh $<TARGET_FILE:jitrun>
+  ${PROJECT_SOURCE_DIR})
 add_test(NAME jitcache_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/jitcache_test.sh $<TARGET_FILE:jitcache>)
 add_test(NAME nvrtc_builtins COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/nvrtc_builtins_test.sh $<TARGET_FILE:jitrun>)
 # Needs root and a mount namespace: an environment, not a package, so CI may skip it.

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include "cujit/export.hpp"
 
@@ -25,6 +26,17 @@ CUJIT_API std::string_view dtype_name(DType t);
 // Canonical names and the aliases `double` and `half`; nullopt otherwise.
 CUJIT_API std::optional<DType> dtype_from_name(std::string_view name);
 CUJIT_API std::size_t dtype_size(DType t);
+// NumPy's spellings, as np.dtype(...) takes them on 64-bit Linux: the names
+// above, the array-protocol codes with or without a byte order ("f4", "<f8",
+// "=i8", "|u1", "c16", "b1"), NumPy's C-style names (`float` and `double` are
+// float64, `int` and `long` int64, `single` float32, `half` float16, `intc`
+// int32, `uint` uint64, `complex` complex128, `bool_`, ...), each also as
+// "np.NAME" or "numpy.NAME". One-letter codes ('f', 'd') are not taken: a single
+// letter is a placeholder (T). nullopt otherwise: dtype_spelling_problem says why.
+CUJIT_API std::optional<DType> dtype_from_numpy(std::string_view spelling);
+// The message for a spelling dtype_from_numpy refuses: "unknown dtype 'flaot32';
+// did you mean 'float32'? ..." with the list of dtypes, or why ('>f4' is big-endian).
+CUJIT_API std::string dtype_spelling_problem(std::string_view spelling);
 
 // The dtype of a C++ element type: dtype_of<float> is DType::Float32. Defined
 // for bool, the fixed-width integers (and long long), float, double and

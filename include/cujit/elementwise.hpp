@@ -78,7 +78,8 @@ struct ElementwiseOptions {
 struct CallOptions {
   std::optional<StreamHandle> stream;
   // The output shape when allocating outputs and no input array gives one
-  // (a program over raw parameters alone).
+  // (a program over raw parameters alone). As CuPy's size=, it is a Usage
+  // error when a non-raw parameter gets an array: that array's shape decides.
   std::optional<Shape> shape;
 };
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "api/call.hpp"
+#include "lang/lex.hpp"
 #include "api/elementwise_access.hpp"
 #include "api/programs.hpp"
 #include "cache/record.hpp"
@@ -97,10 +98,11 @@ std::vector<ParamDecl> parse_params(const std::string& text, const char* which) 
     const std::string& type = words[0];
     d.name = words[1];
     check_name(d.name, fmt::format("{}: parameter", which));
-    if (auto t = dtype_from_name(type)) {
-      d.dtype = *t;
-    } else if (const char* both = ambiguous_type(type)) {
+    // C's names first: NumPy reads `float` as float64 where C++ reads float32.
+    if (const char* both = ambiguous_type(type)) {
       fail(ErrorCode::Usage, "{}: the type '{}' of '{}' is ambiguous; name the dtype, e.g. {}", which, type, d.name, both);
+    } else if (auto t = dtype_from_numpy(type)) {
+      d.dtype = *t;
     } else if (std::string near = near_dtype(type); !near.empty()) {
       fail(ErrorCode::Usage,
            "{}: the type '{}' of '{}' is not a dtype; did you mean '{}'? (a placeholder name must not be this close "
@@ -108,6 +110,8 @@ std::vector<ParamDecl> parse_params(const std::string& text, const char* which) 
            which, type, d.name, near);
     } else if (name_problem(type).empty()) {
       d.placeholder = type;  // raw CUDA mode pastes it as a typedef name: the name rule keeps that safe
+    } else if (type.find_first_of("<>=|.") != std::string::npos) {
+      fail(ErrorCode::Usage, "{}: the type of '{}': {}", which, d.name, dtype_spelling_problem(type));
     } else {
       fail(ErrorCode::Usage, "{}: '{}' is neither a dtype nor a type placeholder (a name such as T: {})", which,
            quoted_text(type), kNameRule);
@@ -300,6 +304,7 @@ struct ElementwiseKernel::Impl {
         return program;
       };
     }
+    req.placeholders = TypeNames(bound.begin(), bound.end());  // `T diff = x - y`, as CuPy allows
     g.recipe = recipe(bound, args, outputs_given);
     b->gpu = checked_program(req);
     const Program& program = b->gpu->program();
@@ -356,6 +361,10 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
              "in_params and assign it in the operation ('{} *= 2'), or pass the same array as an input and an output",
              name, d.name, d.name);
       if (!d.placeholder.empty()) m.has_placeholder = true;
+      // The check's own words, at construction even when placeholders delay the check to the first call.
+      if (!m.opt.raw_cuda && (d.name == "i" || d.name == "n"))
+        fail(ErrorCode::Usage, "parameter name '{}' is not allowed: {}", d.name,
+             d.name == "i" ? "'i' is the element index" : "'n' is the number of elements");
       if (m.opt.raw_cuda && (d.name == "i" || d.name == "n"))
         fail(ErrorCode::Usage, "kernel '{}': parameter name '{}' is reserved (i and n are the element index and count)",
              name, d.name);
@@ -365,9 +374,23 @@ ElementwiseKernel::ElementwiseKernel(const std::string& in_params, const std::st
   if (!m.opt.raw_cuda && !m.opt.preamble.empty())
     fail(ErrorCode::Usage, "kernel '{}': a preamble needs raw CUDA mode (options.raw_cuda)", name);
   if (!m.opt.raw_cuda) {
-    // Syntax errors show at construction, whatever the types; with no
+    // Syntax errors show at construction, whatever the types (a placeholder
+    // stands for any dtype while only the syntax is read); with no
     // placeholder the types are known too and the whole check runs now.
-    parse(operation);
+    // CuPy compiles an empty operation to a kernel that returns its outputs
+    // uninitialized; here every output must be assigned, so say that in the API's terms.
+    bool empty = true;
+    for (const Token& t : tokenize(operation)) empty = empty && (t.kind == Tok::End || t.kind == Tok::Newline || t.kind == Tok::Semi);
+    if (empty)
+      fail(ErrorCode::Usage,
+           "kernel '{}': the operation is empty; assign each output (e.g. '{} = {}'): unlike CuPy, which returns "
+           "uninitialized outputs from an empty operation, cujit has no kernel that does nothing",
+           name, m.outs.empty() ? "out" : m.outs[0].name, m.ins.empty() ? "0" : m.ins[0].name);
+    TypeNames any;
+    for (const auto* list : {&m.ins, &m.outs})
+      for (const ParamDecl& d : *list)
+        if (!d.placeholder.empty()) any.emplace_back(d.placeholder, DType::Float64);
+    parse(operation, any);
     if (!m.has_placeholder) {
       std::vector<Param> params;
       for (const ParamDecl& d : m.ins) params.push_back(Param{d.name, *d.dtype, false, d.raw});
@@ -477,6 +500,13 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
     }
   } else {
     if (options.shape) {
+      // CuPy's size= rule: a shape of the call's own only where no array fixes one.
+      for (std::size_t k = 0; k < p.inputs.size(); ++k)
+        if (!p.inputs[k].raw && !is_scalar(args[k]))
+          fail(ErrorCode::Usage,
+               "kernel '{}': CallOptions::shape is for calls whose arrays are all raw, and '{}' is not: its shape {} "
+               "gives the outputs' shape; drop CallOptions::shape (as CuPy refuses size= here)",
+               m.name, p.inputs[k].name, to_string(args[k].view().shape));
       shape = output_shape(broadcast_shape(p, c.inputs.data()), &*options.shape);
     } else {
       bool any_raw = false;
@@ -541,7 +571,7 @@ std::vector<Arg> ElementwiseAccess::stand_ins(const ElementwiseKernel& k, const 
       if (kind == "int") args.emplace_back(std::int64_t{0});
       else if (kind == "float") args.emplace_back(0.0);
       else if (kind == "complex") args.emplace_back(std::complex<double>(0.0, 0.0));
-      else if (auto t = dtype_from_name(kind)) args.push_back(Arg::typed(*t, 0));
+      else if (auto t = dtype_from_numpy(kind)) args.push_back(Arg::typed(*t, 0));
       else fail(ErrorCode::Usage, "kernel '{}': scalars: '{}' is int, float, complex or a dtype, not '{}'", m.name, d.name, kind);
       host_value.push_back(true);
       continue;

@@ -121,10 +121,8 @@ struct Reader {
 
   DType dtype(const std::string& name, const toml::source_region& s, const ManifestKernel& k,
               const std::string& field) const {
-    auto t = dtype_from_name(name);
-    if (!t)
-      error(s, &k, field, "unknown dtype '{}' (expected bool, int8..int64, uint8..uint64, float16, bfloat16, float32, "
-            "float64, complex64 or complex128)", name);
+    auto t = dtype_from_numpy(name);
+    if (!t) error(s, &k, field, "{}", dtype_spelling_problem(name));
     return *t;
   }
 
@@ -164,7 +162,7 @@ struct Reader {
         for (auto&& [name, v] : *node.as_table()) {
           std::string field = f + "." + std::string(name.str());
           std::string kind = string(v, k, field);
-          if (kind != "int" && kind != "float" && kind != "complex" && !dtype_from_name(kind))
+          if (kind != "int" && kind != "float" && kind != "complex" && !dtype_from_numpy(kind))
             error(v.source(), &k, field,
                   "'{}' is not a scalar kind: use int, float or complex (a C++ number: weak) or a dtype (a typed scalar)",
                   kind);
@@ -176,7 +174,7 @@ struct Reader {
         for (auto&& [name, v] : *node.as_table()) {
           std::string field = f + "." + std::string(name.str());
           if (!is_identifier(name.str())) error(v.source(), &k, field, "a placeholder is an identifier such as T");
-          if (dtype_from_name(name.str())) error(v.source(), &k, field, "'{}' is a dtype, not a placeholder", name.str());
+          if (dtype_from_numpy(name.str())) error(v.source(), &k, field, "'{}' is a dtype, not a placeholder", name.str());
           std::vector<DType> ts;
           for (auto& [d, src] : strings(v, k, field)) ts.push_back(dtype(d, src, k, field));
           if (ts.empty()) error(v.source(), &k, field, "give at least one dtype");
@@ -195,7 +193,7 @@ struct Reader {
               in.dtype.resize(colon);
             }
           }
-          if (!is_identifier(in.name) || !is_identifier(in.dtype))
+          if (!is_identifier(in.name) || (!is_identifier(in.dtype) && !dtype_from_numpy(in.dtype)))
             error(src, &k, f, "'{}' is not NAME=DTYPE[:weak|:raw|:scalar], e.g. \"x=float32\"", spec);
           if (in.flag != "" && in.flag != "weak" && in.flag != "raw" && in.flag != "scalar")
             error(src, &k, f, "'{}': unknown flag ':{}' (use :weak, :raw or :scalar)", spec, in.flag);
@@ -262,7 +260,7 @@ struct Reader {
     if (k.layouts.empty()) k.layouts.push_back(ManifestLayout{"contiguous", k.pos});
     // Input and output dtypes: a dtype or a placeholder of `types`.
     auto known = [&](const std::string& d) {
-      if (dtype_from_name(d)) return true;
+      if (dtype_from_numpy(d)) return true;
       for (const auto& [ph, ts] : k.types)
         if (ph == d) return true;
       return false;

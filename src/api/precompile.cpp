@@ -216,8 +216,8 @@ std::vector<int> resolve_archs(const std::vector<std::string>& archs, int fallba
   if (out.empty() && fallback > 0) out.push_back(cap_arch(fallback));
   if (out.empty()) {
     if (!gpu_available())
-      fail(ErrorCode::Usage, "no target to compile for: name one, e.g. --arch sm_90 (there is no GPU to take it from: {})",
-           gpu_unavailable_reason());
+      fail(ErrorCode::Usage, "{}: name one in PrecompileOptions::archs (e.g. {{\"sm_90\"}}) or a manifest kernel's arch "
+           "field (there is no GPU to take it from: {})", kNoTarget, gpu_unavailable_reason());
     out.push_back(cap_arch(device_info(0).arch()));
   }
   return out;
@@ -312,7 +312,7 @@ struct ManifestRun {
 
 DType bound_dtype(const ManifestKernel& k, const std::map<std::string, DType>& b, const std::string& name,
                   const std::string& field) {
-  if (auto t = dtype_from_name(name)) return *t;
+  if (auto t = dtype_from_numpy(name)) return *t;
   auto it = b.find(name);
   if (it == b.end())
     fail(ErrorCode::Data, "{}: '{}': '{}' is neither a dtype nor a placeholder of 'types'", k.pos_of(field).text(), field,

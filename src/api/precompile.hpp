@@ -44,6 +44,9 @@ PrecompileReport run_precompile(const std::vector<PrecompileJob>& jobs, const Pr
                                 PrecompileReport failures = {});
 
 // "sm_90"/"90" -> capped arch numbers; empty list -> `fallback` when > 0, else GPU 0's.
+// The start of resolve_archs's message when there is no target: jitcache
+// says it in its own terms (--arch).
+inline constexpr const char* kNoTarget = "no target to compile for";
 std::vector<int> resolve_archs(const std::vector<std::string>& archs, int fallback);
 
 

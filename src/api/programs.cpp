@@ -31,6 +31,7 @@ std::string checking_of(const ProgramRequest& r) {
   if (r.make) s += ";made";
   s += ";arch=" + std::to_string(r.gpu.arch) + ";vec=" + std::to_string(r.gpu.max_vector);
   if (r.gpu.force_index64) s += ";index64";
+  for (const auto& [name, t] : r.placeholders) s += ";" + name + "=" + std::string(dtype_name(t));
   for (const std::string& o : r.gpu.nvrtc_options) s += ";opt=" + o;
   s += ";recipe=" + r.gpu.recipe;
   return s;
@@ -38,7 +39,7 @@ std::string checking_of(const ProgramRequest& r) {
 
 Program make_program(const ProgramRequest& r) {
   if (r.make) return r.make();
-  Ast ast = parse(r.source);
+  Ast ast = parse(r.source, r.placeholders);
   std::vector<Param> params = r.params;
   if (r.infer_raw) {
     const std::set<std::string> raw = indexed_names(ast);

@@ -12,6 +12,7 @@
 
 #include "gpu/launch.hpp"
 #include "lang/check.hpp"
+#include "lang/parse.hpp"
 
 namespace cujit {
 
@@ -23,6 +24,7 @@ struct ProgramRequest {
   bool infer_raw = false;
   std::vector<OutputDecl> outputs;
   Outputs mode = Outputs::Infer;
+  TypeNames placeholders;  // ElementwiseKernel's placeholders bound to dtypes, usable as local types
   GpuOptions gpu;  // the kernel's name, compile options, a raw-CUDA renderer, the recipe
   // Raw CUDA mode: the (unchecked) program, made instead of parse + check.
   std::function<Program()> make;

@@ -7,6 +7,9 @@
 
 #include "core/fail.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace cujit {
 
 const char* const kNameRule =
@@ -72,6 +75,46 @@ std::string name_problem(std::string_view n) {
 void check_name(std::string_view name, std::string_view what) {
   std::string why = name_problem(name);
   if (!why.empty()) fail(ErrorCode::Usage, "{} '{}' is not a valid name: {}; {}", what, quoted_text(name), why, kNameRule);
+}
+
+namespace {
+// Edit distance in half edits: substitutions, insertions, deletions and swaps
+// of neighbours cost 2; a doubled letter typed or dropped (`sinn`, `fil`)
+// costs 1, the commonest slip, so `sinn` is nearer `sin` than `sinh`.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  auto del = [&](std::size_t i) { return i >= 2 && a[i - 1] == a[i - 2] ? 1 : 2; };
+  auto ins = [&](std::size_t j) { return j >= 2 && b[j - 1] == b[j - 2] ? 1 : 2; };
+  for (std::size_t i = 1; i <= a.size(); ++i) d[i][0] = d[i - 1][0] + del(i);
+  for (std::size_t j = 1; j <= b.size(); ++j) d[0][j] = d[0][j - 1] + ins(j);
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + del(i), d[i][j - 1] + ins(j), d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 2)});
+      if (i >= 2 && j >= 2 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 2);
+    }
+  return d[a.size()][b.size()];
+}
+}  // namespace
+
+std::string closest_name(std::string_view name, const std::string_view* candidates, std::size_t count) {
+  // Suggest only near misses (two edits for short names, four for longer
+  // ones), and only a unique one: a hint is given where it is certain. The
+  // search is bounded: names past kMaxSuggestLength get no suggestion, and a
+  // candidate whose length differs by more than the limit cannot be within it.
+  constexpr std::size_t kMaxSuggestLength = 64;
+  std::size_t limit = name.size() <= 3 ? 2 : 4;
+  if (name.size() > kMaxSuggestLength) return {};
+  std::size_t best = std::string_view::npos;
+  std::string_view pick;
+  bool tie = false;
+  for (std::size_t k = 0; k < count; ++k) {
+    std::string_view c = candidates[k];
+    if (c.size() > name.size() + limit || name.size() > c.size() + limit) continue;
+    std::size_t d = edit_distance(name, c);
+    if (d < best) best = d, pick = c, tie = false;
+    else if (d == best && c != pick) tie = true;
+  }
+  return best <= limit && !tie ? std::string(pick) : std::string();
 }
 
 }  // namespace cujit

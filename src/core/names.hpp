@@ -29,4 +29,8 @@ void check_name(std::string_view name, std::string_view what);
 // cut to 40 characters with "..." so a megabyte name cannot flood a terminal.
 std::string quoted_text(std::string_view text);
 
+// The closest candidate by edit distance, or "" when none is close enough to
+// suggest or two are equally close: the "did you mean" of every message.
+std::string closest_name(std::string_view name, const std::string_view* candidates, std::size_t count);
+
 }  // namespace cujit

@@ -217,6 +217,14 @@ template <class T, DType D> void weak_fit_loop(const Instr& in, const Chunk& c) 
   }
 }
 
+// NumPy raises for an integer to a negative integer power; the GPU kernel
+// reports it through its error slot (templates/checks.cuh) with this message.
+template <class T> void negative_exponent_loop(const Instr& in, const Chunk& c) {
+  const auto* b = static_cast<const T*>(c.reg[in.arg[0]]);
+  for (std::size_t k = 0; k < c.n; ++k)
+    if (b[k] < 0) fail(ErrorCode::Data, "{}", negative_power_message(b[k]));
+}
+
 // int64 against uint64: NumPy compares the values exactly, with no common dtype.
 template <class A, class B, Op op> void mixed_compare_loop(const Instr& in, const Chunk& c) {
   const auto* x = static_cast<const A*>(c.reg[in.arg[0]]);
@@ -455,6 +463,22 @@ class Planner {
     return convert(c, compute_type(to));
   }
 
+  // An integer power's exponent that is not a constant: checked at run time
+  // (a literal one is the checker's error).
+  void check_exponent(const Expr& e, const Val& v) {
+    if (e.folded) return;
+    Instr in;
+    switch (v.t) {
+      case DType::Int8: in.loop = negative_exponent_loop<std::int8_t>; break;
+      case DType::Int16: in.loop = negative_exponent_loop<std::int16_t>; break;
+      case DType::Int32: in.loop = negative_exponent_loop<std::int32_t>; break;
+      case DType::Int64: in.loop = negative_exponent_loop<std::int64_t>; break;
+      default: return;  // unsigned, float, complex: nothing to check
+    }
+    in.arg[0] = v.reg;
+    instrs_.push_back(in);
+  }
+
   static Loop weak_fit_for(DType to) {
     switch (to) {
       case DType::Int8: return weak_fit_loop<std::int8_t, DType::Int8>;
@@ -489,6 +513,7 @@ class Planner {
     const Builtin& b = *e.builtin;
     std::vector<Val> args;
     for (auto& a : e.args) args.push_back(operand(*a, e.op_type));
+    if (e.nonneg_exponent) check_exponent(*e.args[1], args[1]);
     DType want = compute_type(b.loop_result(e.op_type)), wrote = want;
     Loop loop = cpu::op_loop(b, e.op_type, static_cast<int>(args.size()), wrote);
     if (!loop)

@@ -302,6 +302,12 @@ class BodyGen {
   std::string apply(const Expr& e) {
     std::vector<std::string> a;
     for (const auto& arg : e.args) a.push_back(operand(*arg, e.op_type));
+    // NumPy raises for an integer to a negative integer power: the kernel reports it (a literal exponent is the checker's).
+    if (e.nonneg_exponent) {
+      use(kChecks);
+      uses_err_ = true;
+      a[1] = "cj::nonneg_exponent(" + a[1] + ", cj_err)";
+    }
     auto [code, rdt] = op_code(*e.builtin, e.op_type, a);
     return conv(code, rdt, e.type);
   }
@@ -430,6 +436,7 @@ std::string kernel_error_message(const Program& p, const std::int64_t err[4]) {
     std::string_view ty = t >= 0 && t < kNumDTypes ? dtype_name(static_cast<DType>(t)) : "?";
     return fmt::format("scalar value {} does not fit in {}", err[2], ty);
   }
+  if (err[0] == 3) return negative_power_message(err[2]);
   return fmt::format("kernel reported unknown failure {}", err[0]);
 }
 

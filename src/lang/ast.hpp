@@ -66,8 +66,11 @@ struct Expr {
   //   it at run time (the value is not known until then); a failure goes to
   //   the error slot. mixed_compare: an int64 against a uint64 comparison,
   //   which NumPy evaluates exactly, with no common dtype (cmp_lt and friends).
+  //   nonneg_exponent: an integer power whose exponent is not a constant; a
+  //   negative one is NumPy's error, reported through the error slot.
   bool fit = false;
   bool mixed_compare = false;
+  bool nonneg_exponent = false;
 };
 using ExprPtr = std::unique_ptr<Expr>;
 

@@ -845,6 +845,9 @@ void mark_run_time(Expr& e, Program& p) {
     case Expr::Unary: break;
   }
   for (auto& a : e.args) mark_operand(*a, e.op_type, p);
+  if (e.builtin && (e.builtin->id == Op::Pow || e.builtin->id == Op::Power) && is_signed_int(e.op_type) &&
+      !e.args[1]->folded)
+    e.nonneg_exponent = p.can_fail = true;
 }
 
 }  // namespace
@@ -858,9 +861,14 @@ Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<Outpu
   return p;
 }
 
+std::string negative_power_message(long long exponent) {
+  return fmt::format("integers to negative integer powers are not allowed (an exponent is {}); make the base a float, "
+                     "e.g. float64(...)", exponent);
+}
+
 Program compile_program(std::string_view source, const std::vector<Param>& inputs,
-                        const std::vector<OutputDecl>& outputs, Outputs mode) {
-  return check(parse(source), inputs, outputs, mode);
+                        const std::vector<OutputDecl>& outputs, Outputs mode, const TypeNames& placeholders) {
+  return check(parse(source, placeholders), inputs, outputs, mode);
 }
 
 }  // namespace cujit

@@ -9,6 +9,7 @@
 
 #include "lang/ast.hpp"
 #include "lang/builtins.hpp"
+#include "lang/parse.hpp"
 
 namespace cujit {
 
@@ -56,9 +57,15 @@ enum class Outputs { Infer, Exact };
 Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<OutputDecl>& outputs = {},
               Outputs mode = Outputs::Infer);
 
+// The run-time error of an integer to a negative integer power (NumPy's
+// ValueError), the same from the CPU evaluator and a kernel's error slot.
+std::string negative_power_message(long long exponent);
+
 // parse + check.
+// `placeholders`: see parse().
 Program compile_program(std::string_view source, const std::vector<Param>& inputs,
-                        const std::vector<OutputDecl>& outputs = {}, Outputs mode = Outputs::Infer);
+                        const std::vector<OutputDecl>& outputs = {}, Outputs mode = Outputs::Infer,
+                        const TypeNames& placeholders = {});
 
 
 }  // namespace cujit

@@ -12,7 +12,8 @@ std::string render_diagnostic(std::string_view src, Span span, std::string_view 
                               std::string_view hint) {
   std::size_t begin = std::min<std::size_t>(span.begin, src.size());
   std::size_t end = std::max<std::size_t>(begin, std::min<std::size_t>(span.end, src.size()));
-  std::size_t line_start = src.rfind('\n', begin == 0 ? std::string_view::npos : begin - 1);
+  // At offset 0 the line is the first (rfind from npos would find the last newline).
+  std::size_t line_start = begin == 0 ? std::string_view::npos : src.rfind('\n', begin - 1);
   line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
   if (begin > 0 && begin == src.size() && src[begin - 1] == '\n') line_start = begin;
   std::size_t line_end = src.find('\n', line_start);
@@ -87,46 +88,6 @@ std::string colorize_diagnostic(std::string_view text) {
 
 void program_error(std::string_view source, Span span, std::string_view message, std::string_view hint) {
   fail(ErrorCode::Program, render_diagnostic(source, span, message, hint));
-}
-
-namespace {
-// Edit distance in half edits: substitutions, insertions, deletions and swaps
-// of neighbours cost 2; a doubled letter typed or dropped (`sinn`, `fil`)
-// costs 1, the commonest slip, so `sinn` is nearer `sin` than `sinh`.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  auto del = [&](std::size_t i) { return i >= 2 && a[i - 1] == a[i - 2] ? 1 : 2; };
-  auto ins = [&](std::size_t j) { return j >= 2 && b[j - 1] == b[j - 2] ? 1 : 2; };
-  for (std::size_t i = 1; i <= a.size(); ++i) d[i][0] = d[i - 1][0] + del(i);
-  for (std::size_t j = 1; j <= b.size(); ++j) d[0][j] = d[0][j - 1] + ins(j);
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + del(i), d[i][j - 1] + ins(j), d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 2)});
-      if (i >= 2 && j >= 2 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 2);
-    }
-  return d[a.size()][b.size()];
-}
-}  // namespace
-
-std::string closest_name(std::string_view name, const std::string_view* candidates, std::size_t count) {
-  // Suggest only near misses (two edits for short names, four for longer
-  // ones), and only a unique one: a hint is given where it is certain. The
-  // search is bounded: names past kMaxSuggestLength get no suggestion, and a
-  // candidate whose length differs by more than the limit cannot be within it.
-  constexpr std::size_t kMaxSuggestLength = 64;
-  std::size_t limit = name.size() <= 3 ? 2 : 4;
-  if (name.size() > kMaxSuggestLength) return {};
-  std::size_t best = std::string_view::npos;
-  std::string_view pick;
-  bool tie = false;
-  for (std::size_t k = 0; k < count; ++k) {
-    std::string_view c = candidates[k];
-    if (c.size() > name.size() + limit || name.size() > c.size() + limit) continue;
-    std::size_t d = edit_distance(name, c);
-    if (d < best) best = d, pick = c, tie = false;
-    else if (d == best && c != pick) tie = true;
-  }
-  return best <= limit && !tie ? std::string(pick) : std::string();
 }
 
 }  // namespace cujit

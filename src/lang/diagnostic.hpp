@@ -1,6 +1,7 @@
 // Program diagnostics: the message, the source line with a caret/underline
 // under the exact span, and a hint where one is certain (docs/language.md).
 #pragma once
+#include "core/names.hpp"  // closest_name: the "did you mean" of every diagnostic
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -31,8 +32,5 @@ std::string colorize_diagnostic(std::string_view rendered);
 [[noreturn]] void program_error(std::string_view source, Span span, std::string_view message,
                                 std::string_view hint = {});
 
-// The closest candidate by edit distance, or "" when none is close enough to
-// suggest or two are equally close.
-std::string closest_name(std::string_view name, const std::string_view* candidates, std::size_t count);
 
 }  // namespace cujit

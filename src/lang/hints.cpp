@@ -250,6 +250,10 @@ Hint module_hint(std::string_view module, std::string_view attr, int nargs, cons
 Hint attribute_hint(std::string_view attr, int nargs, const Fill& fill) {
   std::string message = format(default_message(Context::Method), fill);
   if (auto h = lookup(Context::Method, attr, nargs, fill)) return {message, h->hint};
+  // CuPy's ElementwiseKernel index object: its size and position are the language's n and i
+  // (size(_ind) would name a reserved word).
+  if (fill.obj == "_ind" && attr == "size") return {message, "CuPy's _ind.size() is 'n' here: write 'n'"};
+  if (fill.obj == "_ind" && attr == "get") return {message, "CuPy's _ind.get()[0] is 'i' here: write 'i'"};
   // A method that is a function of the language: `x.conj()` is conj(x).
   const Builtin* b = find_builtin(attr);
   if (b && fill.called && nargs + 1 >= b->min_args && nargs + 1 <= b->max_args) {
@@ -275,13 +279,34 @@ std::string string_hint(std::string_view contents) {
   return "";
 }
 
+namespace {
+
+// Python's two-operand min and max inside `e`, renamed to NumPy's minimum and
+// maximum in `text` (e's source), so a hint that quotes an argument suggests
+// a program that checks: min(max(x, 0), 1) -> minimum(maximum(x, 0), 1).
+void rename_minmax(const Expr& e, std::size_t base, std::string& text) {
+  // Innermost first: a rename lengthens the text after the name only.
+  for (auto it = e.args.rbegin(); it != e.args.rend(); ++it) rename_minmax(**it, base, text);
+  if (e.kind == Expr::Call && e.args.size() == 2 && (e.name == "min" || e.name == "max") &&
+      e.op_span.begin >= base && e.op_span.end - e.op_span.begin == 3)
+    text.replace(e.op_span.begin - base, 3, e.name == "min" ? "minimum" : "maximum");
+}
+
+std::string suggestion_text(std::string_view source, const Expr& e) {
+  std::string text(source.substr(e.span.begin, e.span.end - e.span.begin));
+  rename_minmax(e, e.span.begin, text);
+  return text;
+}
+
+}  // namespace
+
 void add_arg(Fill& fill, std::string_view source, const Expr& e) {
-  fill.args.emplace_back(source.substr(e.span.begin, e.span.end - e.span.begin));
+  fill.args.push_back(suggestion_text(source, e));
   fill.atoms.push_back(operand_text(source, e));
 }
 
 std::string operand_text(std::string_view source, const Expr& e) {
-  std::string text(source.substr(e.span.begin, e.span.end - e.span.begin));
+  std::string text = suggestion_text(source, e);
   bool atomic = e.parenthesized || e.kind == Expr::Name || e.kind == Expr::Literal || e.kind == Expr::Call ||
                 e.kind == Expr::Index;
   return atomic ? text : "(" + text + ")";

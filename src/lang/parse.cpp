@@ -26,7 +26,7 @@ bool is_comparison(Op op) { return op >= Op::Lt && op <= Op::Ne; }
 
 class Parser {
  public:
-  explicit Parser(std::string_view src) : src_(src), toks_(tokenize(src)) {}
+  Parser(std::string_view src, const TypeNames& placeholders) : src_(src), toks_(tokenize(src)), placeholders_(placeholders) {}
 
   // program = [stmt] ((";" | NEWLINE) [stmt])*
   Ast program() {
@@ -152,6 +152,8 @@ class Parser {
   }
 
   DType type_name(const Token& t) {
+    for (const auto& [name, dtype] : placeholders_)
+      if (name == t.text) return dtype;
     auto dt = dtype_from_name(t.text);
     if (dt) return *dt;
     check_ambiguous_type(t);
@@ -170,6 +172,8 @@ class Parser {
   }
 
   std::string type_hint(std::string_view name) {
+    // NumPy's other spellings (f4, single, np.float32) name the type by its name in a program.
+    if (auto t = dtype_from_numpy(name)) return "write '" + std::string(dtype_name(*t)) + "': a program names dtypes by name";
     static constexpr std::string_view kTypes[] = {
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
         "bfloat16", "float32", "float64", "complex64", "complex128", "double", "half"};
@@ -488,6 +492,11 @@ class Parser {
     if (t.kind == Tok::End || t.kind == Tok::Newline || t.kind == Tok::Semi)
       program_error(src_, open, std::string("unclosed '") + src_[open.begin] + "'",
                     std::string("add '") + text + "'");
+    // Inside brackets a statement goes on across lines, so a missing ')' shows
+    // lines later: the statement at fault is the one that opened it.
+    if (src_.substr(open.begin, t.span.begin - open.begin).find('\n') != std::string_view::npos)
+      program_error(src_, open, std::string("unclosed '") + src_[open.begin] + "'",
+                    std::string("add '") + text + "' (the next lines were read as part of it, up to " + describe(t) + ")");
     program_error(src_, t.span, std::string("expected '") + text + "', found " + describe(t),
                   t.kind == Tok::Comma ? "too many arguments, or a missing operator?" : "");
   }
@@ -587,6 +596,7 @@ class Parser {
 
   std::string_view src_;
   std::vector<Token> toks_;
+  const TypeNames& placeholders_;
   std::size_t pos_ = 0;
   int nesting_ = 0;
   std::string_view target_;  // the statement being parsed (for hints)
@@ -594,7 +604,7 @@ class Parser {
 
 }  // namespace
 
-Ast parse(std::string_view source) { return Parser(source).program(); }
+Ast parse(std::string_view source, const TypeNames& placeholders) { return Parser(source, placeholders).program(); }
 
 namespace {
 void collect_indexed(const Expr& e, std::set<std::string>& out) {

@@ -4,12 +4,18 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "lang/ast.hpp"
 
 namespace cujit {
 
-Ast parse(std::string_view source);
+// Type names beyond the dtypes: an ElementwiseKernel's placeholders bound to
+// dtypes, so a local may be declared with one (`T diff = x - y`, as CuPy allows).
+using TypeNames = std::vector<std::pair<std::string, DType>>;
+
+Ast parse(std::string_view source, const TypeNames& placeholders = {});
 
 // The names a parsed program indexes (`x[j]`): the inputs evaluate() and
 // jitrun pass as raw parameters, found in the tree parse made (no second lex).

@@ -36,7 +36,7 @@ expect 0 "kept 0" -- prune --max-size 0
 expect 0 "entries: 0" -- stats
 expect 0 "compiled" -- compile -i x=int8 -i r=int32:raw 'out = x + r[i % size(r)]'
 expect 0 "removed 2 entries" -- clear
-expect 1 "unknown dtype 'float'" -- compile -i x=float 'out = x'
+expect 1 "-i x: unknown dtype 'flaot' (did you mean 'float'" -- compile -i x=flaot 'out = x'
 expect 1 "--arch" -- compile --arch smXX -i x=float32 'out = x'
 expect 1 "prune needs" -- prune
 expect 2 "hint: did you mean 'sin'?" -- compile -i x=float32 'out = sinn(x)'
@@ -71,6 +71,12 @@ expect_bounded 3 "not using the cache folder" -- list
 expect_bounded 3 "it is writable by group or others (mode 0777)" -- clear
 chmod 0700 "$CUJIT_CACHE_DIR"
 expect_bounded 0 "2 entries in" -- list
+
+# With no GPU to take the target from, jitcache names its own flag (the library's
+# message names PrecompileOptions::archs); a manifest's NumPy dtype spelling is taken.
+printf '[[kernel]]\nprogram = "out = x * 2"\ninputs = ["x=f4"]\n' > "$CUJIT_CACHE_DIR/m.toml"
+CUDA_VISIBLE_DEVICES= expect 1 "jitcache: no target to compile for: name one, e.g. --arch sm_90, or a manifest kernel's arch field (there is no GPU to take it from: " -- precompile "$CUJIT_CACHE_DIR/m.toml"
+expect 0 "1 kernels: 1 compiled" -- precompile "$CUJIT_CACHE_DIR/m.toml" --arch sm_90
 
 if [ "$fails" != 0 ]; then
   echo "$fails jitcache check(s) failed"

@@ -4,7 +4,10 @@
 // word for word (the readme_example test compares them). Without a GPU (no
 // driver, no device) the device half says so and the program checks the CPU
 // half; where a device exists, any error of the device half fails it.
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,7 @@
 // README end
 #include <cujit/error.hpp>
 #include <cujit/multi_gpu.hpp>
+#include <cujit/npy.hpp>
 
 namespace {
 
@@ -62,6 +66,13 @@ int main() {
     cujit::ElementwiseKernel axpy("T x, T y, T a", "T z", "z = a * x + y", "axpy");
     // README end
     if (!check(z, "cpu")) return 1;
+
+    // .npy files through the installed cujit/npy.hpp: z saved and loaded back.
+    std::string npy = (std::filesystem::temp_directory_path() / ("cujit_app_" + std::to_string(::getpid()) + ".npy")).string();
+    cujit::save_npy(npy, z);
+    cujit::Array loaded = cujit::load_npy(npy);
+    std::filesystem::remove(npy);
+    if (!check(loaded, "npy")) return 1;
 
     // A program error crosses the library boundary as cujit::Error.
     try {

@@ -7,6 +7,7 @@ if(rc)
   message(FATAL_ERROR "nm failed on ${LIBRARY}")
 endif()
 foreach(public "cujit::evaluate(" "cujit::evaluate_split(" "cujit::SplitArray::gather(" "cujit::dtype_name(" "cujit::ElementwiseKernel::ElementwiseKernel("
+               "cujit::load_npy(" "cujit::save_npy(" "cujit::dtype_from_numpy(" "cujit::dtype_spelling_problem"
                "cujit::Array::copy_of(" "cujit::from_dlpack(" "typeinfo for cujit::Error")
   string(FIND "${symbols}" "${public}" at)
   if(at EQUAL -1)

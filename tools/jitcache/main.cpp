@@ -14,6 +14,7 @@
 #include "lang/check.hpp"
 #include "gpu/codegen.hpp"
 #include "gpu/compile.hpp"
+#include "core/driver.hpp"
 #include "cujit/error.hpp"
 #include "core/fail.hpp"
 #include "cache/archive.hpp"
@@ -101,8 +102,8 @@ Param parse_param(const std::string& spec) {
     flag = rest.substr(colon + 1);
     rest = rest.substr(0, colon);
   }
-  auto dt = dtype_from_name(rest);
-  if (!dt) fail(ErrorCode::Usage, "-i {}: unknown dtype '{}'", p.name, rest);
+  auto dt = dtype_from_numpy(rest);
+  if (!dt) fail(ErrorCode::Usage, "-i {}: {}", p.name, dtype_spelling_problem(rest));
   p.dtype = *dt;
   if (flag == "weak") {
     if (!(p.dtype == DType::Int64 || p.dtype == DType::Float64 || p.dtype == DType::Complex128 || p.dtype == DType::Bool))
@@ -123,8 +124,9 @@ int compile_command(const CompileArgs& a, cache::KernelCache& kc) {
   std::vector<OutputDecl> decl;
   for (const auto& t : a.types) {
     std::size_t eq = t.find('=');
-    auto dt = eq == std::string::npos ? std::nullopt : dtype_from_name(t.substr(eq + 1));
-    if (!dt) fail(ErrorCode::Usage, "-t expects NAME=DTYPE, got '{}'", quoted_text(t));
+    if (eq == std::string::npos) fail(ErrorCode::Usage, "-t expects NAME=DTYPE, got '{}'", quoted_text(t));
+    auto dt = dtype_from_numpy(t.substr(eq + 1));
+    if (!dt) fail(ErrorCode::Usage, "-t {}: {}", t.substr(0, eq), dtype_spelling_problem(t.substr(eq + 1)));
     check_name(t.substr(0, eq), "-t");
     decl.push_back(OutputDecl{t.substr(0, eq), *dt});
   }
@@ -261,7 +263,15 @@ int precompile_command(const std::string& manifest, const std::vector<std::strin
     }
   };
   auto t0 = std::chrono::steady_clock::now();
-  PrecompileReport r = precompile(manifest, po);
+  PrecompileReport r;
+  try {
+    r = precompile(manifest, po);
+  } catch (const Error& e) {
+    // The library names PrecompileOptions::archs; on the command line that is --arch.
+    if (e.code() != ErrorCode::Usage || std::string_view(e.what()).rfind(kNoTarget, 0) != 0) throw;
+    fail(ErrorCode::Usage, "{}: name one, e.g. --arch sm_90, or a manifest kernel's arch field (there is no GPU to take it "
+         "from: {})", kNoTarget, gpu_unavailable_reason());
+  }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const std::string& e : r.errors) std::fprintf(stderr, "jitcache: %s\n", e.c_str());
   std::printf("%zu kernels: %zu compiled, %zu already cached, %zu failed (%.1f s)\n", r.compiled + r.cached + r.failed,

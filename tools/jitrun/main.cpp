@@ -1,5 +1,5 @@
 // jitrun: evaluate a cujit program from the command line.
-//   jitrun -i x=rand(1000000) 'out = sin(x)*5'
+//   jitrun -i 'x=rand(1000000)' 'out = sin(x)*5'
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <unistd.h>
 #include <map>
 #include <string>
@@ -286,6 +287,16 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
   return 0;
 }
 
+// Whether two output paths are one file: the same text, or the same place
+// once `.`, `..` and symbolic links are resolved (the file need not exist).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code ea, eb;
+  auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
+  auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
+  return !ea && !eb && ca == cb;
+}
+
 int run(const Options& args) {
   // '-' is standard input (-f -, -i NAME=-) or output (-o NAME=-), once each.
   int stdin_users = args.program_file == "-" ? 1 : 0;
@@ -303,6 +314,11 @@ int run(const Options& args) {
   std::string to_stdout;  // the output written to standard output (-o NAME=-)
   for (const auto& o : opt.emit == "cubin" ? std::vector<std::string>{} : opt.outputs) {
     auto [name, path] = split_eq(o, "-o/--output");
+    if (paths.count(name)) fail(ErrorCode::Usage, "-o {} is given twice; give each output one path", name);
+    for (const auto& [other, p] : paths)
+      if (path != "-" && p != "-" && same_file(p, path))
+        fail(ErrorCode::Usage, "-o {}={} and -o {}={} name one file, so one output would overwrite the other; give each "
+             "its own path", other, p, name, path);
     paths[name] = path;
     if (path != "-") continue;
     if (!to_stdout.empty())
@@ -340,8 +356,8 @@ int run(const Options& args) {
   EvaluateOptions eo;
   for (const auto& t : opt.types) {
     auto [name, dt] = split_eq(t, "-t/--type");
-    auto d = dtype_from_name(dt);
-    if (!d) fail(ErrorCode::Usage, "-t {}: unknown dtype '{}'", name, dt);
+    auto d = dtype_from_numpy(dt);
+    if (!d) fail(ErrorCode::Usage, "-t {}: {}", name, dtype_spelling_problem(dt));
     eo.output_dtypes.emplace_back(name, *d);
   }
   eo.device = device < 0 ? Device::cpu() : Device::cuda(device);
@@ -434,7 +450,7 @@ int run(const Options& args) {
 
 int main(int argc, char** argv) {
   CLI::App app{"jitrun: evaluate a cujit elementwise program.\n"
-               "Example: jitrun -i x=rand(1000000) 'out = sin(x)*5'\n"
+               "Example: jitrun -i 'x=rand(1000000)' 'out = sin(x)*5'\n"
                "Pipes: jitrun -i x=- -o out=- 'out = x * 2' < x.npy > out.npy"};
   app.set_version_flag("--version", tools::version_text("jitrun"));
   app.footer(tools::help_footer());
@@ -442,7 +458,8 @@ int main(int argc, char** argv) {
   app.add_option("PROGRAM", opt.program, "the program, e.g. 'out = sin(x)*5' (or -f FILE)");
   app.add_option("-f,--file", opt.program_file, "read the program from FILE ('-': standard input)");
   app.add_option("-i,--input", opt.inputs,
-                 "NAME=SOURCE: a .npy file ('-': standard input); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
+                 "NAME=SOURCE: a .npy file ('-': standard input; FILE.npy:DTYPE converts it as NumPy's astype "
+                 "with casting='same_kind'); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
                  "arange(N), linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by "
                  "default); N may be 1e6, 3x4 or (3, 4); made in the GPU's memory when the program runs there; rand and "
                  "randn are Philox4x32-10 streams of --seed, the same on the CPU and every GPU")
@@ -450,7 +467,8 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", opt.outputs,
                  "NAME=PATH: write that output to a .npy file ('-': standard output); with --emit cubin: PATH")
       ->allow_extra_args(false);
-  app.add_option("-t,--type", opt.types, "NAME=DTYPE: declare an output's dtype")->allow_extra_args(false);
+  app.add_option("-t,--type", opt.types,
+                 "NAME=DTYPE: declare an output's dtype (NumPy's spellings: float32, f4, <f4, float = float64, i8, u1, ...)")->allow_extra_args(false);
   app.add_option("--emit", opt.emit, "print the kernel's CUDA source or PTX, or write its cubin (-o PATH); no GPU needed")
       ->check(CLI::IsMember({"source", "ptx", "cubin"}));
   app.add_option("--arch", opt.arch, "--emit ptx|cubin target, e.g. sm_90 (default: GPU 0's, else sm_90)");

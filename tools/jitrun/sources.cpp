@@ -11,6 +11,9 @@
 #include <fstream>
 #include <iterator>
 
+#include <fmt/ranges.h>
+
+#include "cujit/evaluate.hpp"
 #include "core/fail.hpp"
 #include "lang/lex.hpp"
 #include "core/number.hpp"
@@ -54,6 +57,32 @@ template <class F> void fill(HostArray& a, F value_at) {
 [[noreturn]] void bad(const std::string& name, const std::string& text, const std::string& why) {
   if (name == "--shape") fail(ErrorCode::Usage, "--shape {}: {}", text, why);
   fail(ErrorCode::Usage, "-i {}={}: {}", name, text, why);
+}
+
+// NumPy's kind order for same_kind casting: a cast within a kind, or to a
+// later kind (bool -> int -> float -> complex, unsigned -> signed), is allowed.
+int kind_order(DType t) {
+  if (is_bool(t)) return 0;
+  if (is_unsigned_int(t)) return 1;
+  if (is_signed_int(t)) return 2;
+  if (is_float(t)) return 3;
+  return 4;
+}
+
+// FILE.npy:DTYPE: the file's array as a.astype(DTYPE, casting='same_kind')
+// gives it, converted by the language's cast on the CPU evaluator.
+HostArray cast_same_kind(HostArray a, DType to, const std::string& name, const std::string& text) {
+  if (a.dtype() == to) return a;
+  std::string from(dtype_name(a.dtype())), want(dtype_name(to));
+  if (kind_order(a.dtype()) > kind_order(to))
+    bad(name, text, fmt::format("the file holds {}, and {} -> {} is not a same_kind cast (NumPy's astype refuses it "
+                                "too); load it as {} and cast in the program: {}({})",
+                                from, from, want, from, want, name));
+  NamedArrays outs = evaluate(fmt::format("y = {}(x)", want), {{"x", Arg(a.view())}});
+  const Array& y = outs[0].array;
+  HostArray out(to, a.shape());
+  if (out.nbytes() != 0) std::memcpy(out.data(), y.data(), out.nbytes());
+  return out;
 }
 
 double number(const std::string& name, const std::string& text, const std::string& s) {
@@ -212,6 +241,14 @@ Source make_source(const std::string& name, const std::string& text, std::uint64
     src.array = read_npy(text);
     return src;
   }
+  if (std::size_t colon = text.rfind(':'); colon != std::string::npos && colon > 4 &&
+      text.compare(colon - 4, 4, ".npy") == 0) {
+    std::string dt = text.substr(colon + 1);
+    auto t = dtype_from_numpy(dt);
+    if (!t) bad(name, text, dtype_spelling_problem(dt));
+    src.array = cast_same_kind(read_npy(text.substr(0, colon)), *t, name, text);
+    return src;
+  }
   if (scalar_literal(text, src)) return src;
 
   std::string body = text;
@@ -219,8 +256,8 @@ Source make_source(const std::string& name, const std::string& text, std::uint64
   std::size_t colon = text.rfind(':');
   if (colon != std::string::npos && colon > text.rfind(')')) {
     std::string dt = text.substr(colon + 1);
-    auto t = dtype_from_name(dt);
-    if (!t) bad(name, text, "unknown dtype '" + dt + "' (use bool, int8..int64, uint8..uint64, float16, bfloat16, float32, float64, complex64, complex128)");
+    auto t = dtype_from_numpy(dt);
+    if (!t) bad(name, text, dtype_spelling_problem(dt));
     dtype = *t;
     body = text.substr(0, colon);
   }
@@ -236,6 +273,9 @@ Source make_source(const std::string& name, const std::string& text, std::uint64
   spec.seed = seed;
   Shape shape;
   if (gen == "rand" || gen == "randn" || gen == "zeros" || gen == "ones" || gen == "arange") {
+    if (args.size() > 1)  // NumPy's rand(3, 4) and zeros((3, 4)) mix: say how a shape is written here
+      bad(name, text, fmt::format("{} takes 1 argument, the shape: write {}({}) or {}(({}))", gen, gen,
+                                  fmt::join(args, "x"), gen, fmt::join(args, ", ")));
     want(1);
     shape = extents(name, text, args[0]);
     spec.kind = gen == "rand"    ? GeneratorSpec::Rand

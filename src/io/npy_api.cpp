@@ -1,0 +1,21 @@
+// The public cujit/npy.hpp: the tools' reader and writer (io/npy.cpp) over Array.
+#include "cujit/npy.hpp"
+
+#include "io/npy.hpp"
+
+namespace cujit {
+
+Array load_npy(const std::string& path, Device device) {
+  Array host(read_npy(path));
+  if (device.kind == Device::CPU) return host;
+  return Array::copy_of(host.view(), device);
+}
+
+void save_npy(const std::string& path, const ArrayView& a) {
+  if (a.device.kind == Device::CPU) return write_npy(path, a);
+  // write_npy reads host memory: a device array is staged (C order) first.
+  Array host = Array::copy_of(a, Device::cpu());
+  write_npy(path, host.view());
+}
+
+}  // namespace cujit
