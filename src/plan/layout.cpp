@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "lang/check.hpp"
 #include "core/fail.hpp"
+#include "plan/layouts/unit.hpp"
 
 namespace cujit {
 
@@ -28,22 +30,56 @@ char access_letter(Access a) {
   return '?';
 }
 
+std::optional<Access> access_of(char c) {
+  for (Access a : {Access::Contig, Access::Strided, Access::Uniform, Access::Value, Access::Raw, Access::RowScalar, Access::Tiled})
+    if (access_letter(a) == c) return a;
+  return std::nullopt;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
 // Layouts.
 
 std::string KernelLayout::key_string() const {
-  std::string s = kind == Kind::Contiguous ? "c" : kind == Kind::Strided ? "s" : kind == Kind::Rows ? "r" : "t";
+  std::string s(1, layout_rule(kind).letter);
   s += index64 ? ".i64" : ".i32";
-  if (kind == Kind::Contiguous || kind == Kind::Rows || kind == Kind::Tiles) s += ".v" + std::to_string(vec);
-  if (kind == Kind::Tiles) s += ".l" + std::to_string(load_vec) + ".s" + std::to_string(store_vec);
-  if (kind != Kind::Contiguous) s += ".d" + std::to_string(ndim);
+  s += layout_rule(kind).key_fields(*this);
   s += "|o:";
   for (std::size_t k = 0; k < outputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(outputs[k]));
   s += "|i:";
   for (std::size_t k = 0; k < inputs.size(); ++k) s += (k ? "," : "") + std::string(1, access_letter(inputs[k]));
   return s;
+}
+
+std::optional<KernelLayout> parse_layout_key(const std::string& s) {
+  KernelLayout l;
+  std::size_t bar1 = s.find('|'), bar2 = bar1 == std::string::npos ? bar1 : s.find('|', bar1 + 1);
+  if (bar2 == std::string::npos) return std::nullopt;
+  std::vector<std::string> head;  // "r.i32.v4.d2" -> r, i32, v4, d2
+  for (std::size_t a = 0, b; a <= bar1; a = b + 1) {
+    b = std::min(s.find('.', a), bar1);
+    head.push_back(s.substr(a, b - a));
+  }
+  const LayoutRule* rule = nullptr;
+  for (const LayoutRule* r : layout_rules())
+    if (head[0].size() == 1 && head[0][0] == r->letter) rule = r;
+  if (!rule || head.size() < 2 || (head[1] != "i32" && head[1] != "i64")) return std::nullopt;
+  l.kind = rule->kind;
+  l.index64 = head[1] == "i64";
+  if (!rule->parse_fields(std::vector<std::string>(head.begin() + 2, head.end()), l)) return std::nullopt;
+  auto list = [](const std::string& text, const char* tag, std::vector<Access>& out) {
+    if (text.compare(0, 2, tag) != 0) return false;
+    for (std::size_t k = 2; k < text.size(); k += 2) {
+      auto a = access_of(text[k]);
+      if (!a || (k + 1 < text.size() && text[k + 1] != ',')) return false;
+      out.push_back(*a);
+    }
+    return true;
+  };
+  if (!list(s.substr(bar1 + 1, bar2 - bar1 - 1), "o:", l.outputs) || !list(s.substr(bar2 + 1), "i:", l.inputs)) return std::nullopt;
+  if (l.key_string() != s) return std::nullopt;  // one spelling only
+  return l;
 }
 
 bool KernelLayout::operator==(const KernelLayout& o) const {
@@ -112,47 +148,30 @@ void validate_layout(const Program& p, const KernelLayout& l) {
   auto bad = [&](const std::string& why) { fail(ErrorCode::Internal, "kernel layout {} does not fit the program: {}", l.key_string(), why); };
   if (l.outputs.size() != p.outputs.size()) bad("it describes " + std::to_string(l.outputs.size()) + " outputs, the program has " + std::to_string(p.outputs.size()));
   if (l.inputs.size() != p.inputs.size()) bad("it describes " + std::to_string(l.inputs.size()) + " inputs, the program has " + std::to_string(p.inputs.size()));
-  bool strided = l.kind == KernelLayout::Kind::Strided, rows = l.kind == KernelLayout::Kind::Rows;
-  bool tiles = l.kind == KernelLayout::Kind::Tiles;
-  bool any_strided = false, any_contig = false, any_row_scalar = false, any_tiled = false;
+  const LayoutRule& rule = layout_rule(l.kind);
+  AccessSummary sum;
   for (std::size_t k = 0; k < l.outputs.size(); ++k) {
     Access a = l.outputs[k];
     if (a != Access::Contig && a != Access::Strided) bad("output '" + p.outputs[k].name + "' must be contiguous or strided");
-    if ((rows || tiles) && a != Access::Strided) bad("output '" + p.outputs[k].name + "' of a rows or tiles layout must be strided");
-    any_strided = any_strided || a == Access::Strided;
-    any_contig = any_contig || a == Access::Contig;
+    if (rule.strided_outputs && a != Access::Strided) bad("output '" + p.outputs[k].name + "' of a rows or tiles layout must be strided");
+    sum.any_strided = sum.any_strided || a == Access::Strided;
+    sum.any_contig = sum.any_contig || a == Access::Contig;
   }
   for (std::size_t k = 0; k < l.inputs.size(); ++k) {
     const Param& q = p.inputs[k];
     Access a = l.inputs[k];
     if (q.raw != (a == Access::Raw)) bad("input '" + q.name + (q.raw ? "' is raw" : "' is not raw"));
     if (q.weak && a != Access::Value) bad("weak scalar '" + q.name + "' must be passed by value");
-    any_strided = any_strided || a == Access::Strided;
-    any_contig = any_contig || a == Access::Contig;
-    any_row_scalar = any_row_scalar || a == Access::RowScalar;
-    any_tiled = any_tiled || a == Access::Tiled;
+    sum.any_strided = sum.any_strided || a == Access::Strided;
+    sum.any_contig = sum.any_contig || a == Access::Contig;
+    sum.any_row_scalar = sum.any_row_scalar || a == Access::RowScalar;
+    sum.any_tiled = sum.any_tiled || a == Access::Tiled;
   }
-  const bool vec_ok = l.vec == 1 || l.vec == 2 || l.vec == 4 || l.vec == 8 || l.vec == 16;
-  if (strided) {
-    if (l.ndim < 1 || l.ndim > kMaxDims) bad("ndim must be 1.." + std::to_string(kMaxDims));
-    if (!any_strided) bad("a strided layout needs a strided operand");
-    if (l.vec != 1) bad("a strided layout does not vectorize");
-  } else if (tiles) {
-    if (l.ndim < 2 || l.ndim > kMaxDims) bad("ndim must be 2.." + std::to_string(kMaxDims));
-    if (any_contig || any_row_scalar) bad("a tiles layout reaches its operands by strides or tiles");
-    if (!any_tiled) bad("a tiles layout needs a tiled input");
-    auto side = [](int v) { return v == 1 || v == 2 || v == 4; };
-    if (!side(l.vec) || l.vec > kMaxTileVec) bad("vec must be 1, 2 or 4");
-    if (!side(l.load_vec) || !side(l.store_vec) || l.load_vec > l.vec || l.store_vec > l.vec)
-      bad("load_vec and store_vec must be 1, 2 or 4 and at most vec");
-  } else if (rows) {
-    if (l.ndim < 2 || l.ndim > kMaxDims) bad("ndim must be 2.." + std::to_string(kMaxDims));
-    if (any_contig) bad("a rows layout reaches its operands by rows (strided), not contiguous");
-    if (!vec_ok) bad("vec must be 1, 2, 4, 8 or 16");
-  } else {
-    if (any_strided) bad("a contiguous layout has no strided operands");
-    if (!vec_ok) bad("vec must be 1, 2, 4, 8 or 16");
-  }
+  sum.vec_ok = l.vec == 1 || l.vec == 2 || l.vec == 4 || l.vec == 8 || l.vec == 16;
+  if (std::string why = rule.check(l, sum); !why.empty()) bad(why);
+  // The accesses of one layout's own.
+  const bool rows = l.kind == KernelLayout::Kind::Rows, tiles = l.kind == KernelLayout::Kind::Tiles;
+  const bool any_row_scalar = sum.any_row_scalar, any_tiled = sum.any_tiled;
   if (any_row_scalar && !rows) bad("only a rows layout has per-row operands");
   if (any_tiled && !tiles) bad("only a tiles layout has tiled operands");
   if (!tiles && (l.load_vec != 1 || l.store_vec != 1)) bad("only a tiles layout has load_vec and store_vec");
@@ -161,7 +180,7 @@ void validate_layout(const Program& p, const KernelLayout& l) {
 std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vector<std::int64_t>& full_shape,
                                            const std::vector<std::vector<std::int64_t>>& full_strides) {
   if (l.kind == KernelLayout::Kind::Contiguous) fail(ErrorCode::Internal, "pack_layout_arg: layout {} is contiguous", l.key_string());
-  const bool rows = l.kind == KernelLayout::Kind::Rows;
+  const bool rows = layout_rule(l.kind).row_header;
   std::size_t nstrided = 0;
   for (Access a : l.outputs) nstrided += has_strides(a);
   for (Access a : l.inputs) nstrided += has_strides(a);
@@ -238,29 +257,13 @@ bool is_c_contiguous(const Shape& shape, const Shape& strides, std::size_t item)
 
 }  // namespace
 
-LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
-                       int max_vector, bool force_index64, bool rows) {
-  if (inputs.size() != p.inputs.size() || outputs.size() != p.outputs.size())
-    fail(ErrorCode::Usage, "the program has {} inputs and {} outputs, but {} and {} were given", p.inputs.size(),
-         p.outputs.size(), inputs.size(), outputs.size());
-  LaunchPlan plan;
-  // NumPy broadcasting over the array inputs (the CPU evaluator's rule and message).
-  Shape bshape;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const Param& q = p.inputs[k];
-    if (q.weak || q.raw || inputs[k].host_value) continue;
-    const Shape& t = inputs[k].shape;
-    bshape = broadcast_input(bshape, t, q.name);
-  }
-  Shape shape = outputs.empty() ? bshape : outputs[0].shape;
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    // As NumPy's `out=`: the inputs must broadcast to the outputs' shape (which
-    // may be larger than theirs, e.g. scalars filling an array).
-    check_given_output(p, k, outputs[k].dtype, outputs[k].shape, shape, bshape);
-  }
-  plan.shape = shape;
-  plan.n = shape.size();
+namespace {
 
+// Each operand's access as a contiguous or strided layout would reach it (the
+// layouts refine Strided ones), and the operands the kernel walks.
+void classify_operands(OperandAnalysis& a, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs) {
+  const Program& p = a.p;
+  const Shape& shape = a.shape;
   // Byte strides of an operand in the outputs' shape (0 where it broadcasts).
   auto aligned_strides = [&](const OperandView& v) {
     Shape st;
@@ -271,23 +274,11 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
     }
     return st;
   };
-  KernelLayout& l = plan.layout;
-  // Every operand the kernel walks element by element (Contig or Strided), in
-  // ABI order (outputs, then inputs): its byte strides in the outputs' shape,
-  // itemsize and address.
-  struct Walked {
-    bool output;
-    std::size_t k;
-    Shape st;
-    std::int64_t item;
-    std::uintptr_t address;
-  };
-  std::vector<Walked> walked;
-  bool any_strided = false;
+  KernelLayout& l = a.base;
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     std::size_t item = dtype_size(p.outputs[k].dtype);
     Shape st = aligned_strides(outputs[k]);
-    walked.push_back({true, k, st, static_cast<std::int64_t>(item), outputs[k].address});
+    a.walked.push_back({true, k, st, static_cast<std::int64_t>(item), outputs[k].address});
     if (is_c_contiguous(shape, outputs[k].strides, item)) {
       l.outputs.push_back(Access::Contig);
       continue;
@@ -295,7 +286,7 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
     for (int d = 0; d < shape.ndim; ++d)
       if (shape[d] > 1 && st[d] == 0) fail(ErrorCode::Usage, "output '{}' overlaps itself (a zero stride)", p.outputs[k].name);
     l.outputs.push_back(Access::Strided);
-    any_strided = true;
+    a.any_strided = true;
   }
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const Param& q = p.inputs[k];
@@ -321,193 +312,49 @@ LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs,
       l.inputs.push_back(Access::Uniform);
       continue;
     }
-    walked.push_back({false, k, st, static_cast<std::int64_t>(dtype_size(q.dtype)), v.address});
-    if (v.shape.size() == plan.n && is_c_contiguous(shape, st, dtype_size(q.dtype))) {
+    a.walked.push_back({false, k, st, static_cast<std::int64_t>(dtype_size(q.dtype)), v.address});
+    if (v.shape.size() == a.n && is_c_contiguous(shape, st, dtype_size(q.dtype))) {
       l.inputs.push_back(Access::Contig);
     } else {
       l.inputs.push_back(Access::Strided);
-      any_strided = true;
+      a.any_strided = true;
     }
   }
-  auto access = [&](const Walked& w) -> Access& { return w.output ? l.outputs[w.k] : l.inputs[w.k]; };
-  std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+}
 
-  // Merges dimensions that every operand of `ops` walks as one (NumPy's
-  // coalescing) and drops extent-1 ones; at least one dimension remains.
-  struct Dim { std::int64_t extent; std::vector<std::int64_t> st; };
-  auto coalesce = [&](const std::vector<const Walked*>& ops) {
-    std::vector<Dim> dims;
-    for (int d = 0; d < shape.ndim; ++d) {
-      if (shape[d] == 1) continue;
-      Dim cur{shape[d], {}};
-      for (const Walked* w : ops) cur.st.push_back(w->st[d]);
-      bool merge = !dims.empty();
-      for (std::size_t o = 0; merge && o < ops.size(); ++o) merge = dims.back().st[o] == cur.st[o] * cur.extent;
-      if (merge) {
-        dims.back().extent *= cur.extent;
-        dims.back().st = cur.st;
-      } else {
-        dims.push_back(cur);
-      }
-    }
-    if (dims.empty()) dims.push_back({1, std::vector<std::int64_t>(ops.size(), 0)});
-    return dims;
-  };
-  // 64-bit indexing where n or some operand's farthest byte offset needs it.
-  auto needs_wide = [&](const std::vector<Dim>& dims, std::size_t nops) {
-    bool wide = force_index64 || plan.n > limit;
-    for (std::size_t o = 0; o < nops; ++o) {
-      std::int64_t reach = 0;
-      for (const Dim& d : dims) reach += (d.extent - 1) * (d.st[o] < 0 ? -d.st[o] : d.st[o]);
-      wide = wide || reach > limit;
-    }
-    return wide;
-  };
-  // The widest vector step (from preferred_vec) whose accesses are all aligned:
-  // `ok(vec)` tells whether one is.
-  auto widest_vec = [&](auto ok) {
-    int vec = preferred_vec(p, max_vector);
-    while (vec > 1 && !ok(vec)) vec /= 2;
-    return vec;
-  };
-  auto aligned = [](std::int64_t bytes, int vec, std::int64_t item) {
-    std::int64_t need = std::min<std::int64_t>(16, vec * item);
-    return bytes % need == 0;
-  };
+}  // namespace
 
-  if (any_strided && rows) {
-    // Rows: after coalescing over every walked operand, 2+ dimensions and each
-    // operand contiguous (outputs) or contiguous or constant (inputs) along the last.
-    std::vector<const Walked*> all;
-    for (const Walked& w : walked) all.push_back(&w);
-    std::vector<Dim> dims = coalesce(all);
-    bool fits = dims.size() >= 2;
-    for (std::size_t o = 0; fits && o < all.size(); ++o) {
-      std::int64_t inner = dims.back().st[o];
-      fits = inner == all[o]->item || (!all[o]->output && inner == 0);
-    }
-    if (fits) {
-      l.kind = KernelLayout::Kind::Rows;
-      l.ndim = static_cast<int>(dims.size());
-      l.index64 = needs_wide(dims, all.size());
-      std::vector<std::int64_t> ext;
-      std::vector<std::vector<std::int64_t>> rows_st(all.size());
-      for (const Dim& d : dims) {
-        ext.push_back(d.extent);
-        for (std::size_t o = 0; o < all.size(); ++o) rows_st[o].push_back(d.st[o]);
-      }
-      for (std::size_t o = 0; o < all.size(); ++o) access(*all[o]) = dims.back().st[o] == 0 ? Access::RowScalar : Access::Strided;
-      const std::int64_t inner = dims.back().extent;
-      // Every row start of a row-contiguous operand aligned to the vector, and
-      // no vector wider than a row.
-      l.vec = widest_vec([&](int vec) {
-        if (vec > inner) return false;
-        for (std::size_t o = 0; o < all.size(); ++o) {
-          if (access(*all[o]) != Access::Strided) continue;
-          if (!aligned(static_cast<std::int64_t>(all[o]->address), vec, all[o]->item)) return false;
-          for (std::size_t d = 0; d + 1 < dims.size(); ++d)
-            if (!aligned(rows_st[o][d], vec, all[o]->item)) return false;
-        }
-        return true;
-      });
-      plan.inner = inner;
-      plan.rows = inner > 0 ? plan.n / inner : 0;
-      plan.layout_arg = pack_layout_arg(l, ext, rows_st);
-      validate_layout(p, l);
-      return plan;
-    }
-    // Tiles: outputs contiguous along the last dimension, some input along the
-    // second-last instead (its last-dimension stride neither 0 nor its itemsize).
-    const std::size_t nd = dims.size();
-    auto is_tiled = [&](std::size_t o) {
-      const std::int64_t inner = dims[nd - 1].st[o], item = all[o]->item;
-      return !all[o]->output && inner != item && inner != 0 && dims[nd - 2].st[o] == item;
-    };
-    bool tiles = nd >= 2, any_tiled = false;
-    for (std::size_t o = 0; tiles && o < all.size(); ++o) {
-      if (all[o]->output) tiles = dims[nd - 1].st[o] == all[o]->item;
-      any_tiled = any_tiled || is_tiled(o);
-    }
-    // The block side: as wide as the vectors go, halved until the tiles fit.
-    int side = std::min(kMaxTileVec, preferred_vec(p, max_vector));
-    auto shared_bytes = [&](int v) {
-      std::size_t b = 0;
-      for (std::size_t o = 0; o < all.size(); ++o)
-        if (is_tiled(o)) b += tile_bytes(v, static_cast<std::size_t>(all[o]->item));
-      return b;
-    };
-    if (tiles && any_tiled)
-      while (side > 1 && shared_bytes(side) > kMaxTileBytes) side /= 2;
-    if (tiles && any_tiled && shared_bytes(side) <= kMaxTileBytes) {
-      l.kind = KernelLayout::Kind::Tiles;
-      l.ndim = static_cast<int>(nd);
-      l.vec = side;
-      l.index64 = needs_wide(dims, all.size());
-      std::vector<std::int64_t> ext;
-      std::vector<std::vector<std::int64_t>> tiles_st(all.size());
-      for (const Dim& d : dims) {
-        ext.push_back(d.extent);
-        for (std::size_t o = 0; o < all.size(); ++o) tiles_st[o].push_back(d.st[o]);
-      }
-      for (std::size_t o = 0; o < all.size(); ++o) access(*all[o]) = is_tiled(o) ? Access::Tiled : Access::Strided;
-      // A vector of n elements starts at an element whose index in its
-      // contiguous dimension is a multiple of n: aligned when the address and
-      // every other stride are.
-      auto fits = [&](std::size_t o, int n, std::size_t unit_dim) {
-        if (!aligned(static_cast<std::int64_t>(all[o]->address), n, all[o]->item)) return false;
-        for (std::size_t d = 0; d < nd; ++d)
-          if (d != unit_dim && !aligned(tiles_st[o][d], n, all[o]->item)) return false;
-        return true;
-      };
-      auto widest = [&](auto ok) {
-        int n = side;
-        while (n > 1 && !ok(n)) n /= 2;
-        return n;
-      };
-      l.load_vec = widest([&](int n) {
-        for (std::size_t o = 0; o < all.size(); ++o)
-          if (is_tiled(o) && !fits(o, n, nd - 2)) return false;
-        return true;
-      });
-      // Other inputs contiguous along the rows are read in vectors too (the
-      // kernel checks their unit stride); the rest one element at a time.
-      l.store_vec = widest([&](int n) {
-        for (std::size_t o = 0; o < all.size(); ++o)
-          if (!is_tiled(o) && dims[nd - 1].st[o] == all[o]->item && !fits(o, n, nd - 1)) return false;
-        return true;
-      });
-      plan.rows = dims[nd - 2].extent;
-      plan.inner = dims[nd - 1].extent;
-      plan.layout_arg = pack_layout_arg(l, ext, tiles_st);
-      validate_layout(p, l);
-      return plan;
-    }
+LaunchPlan plan_launch(const Program& p, const std::vector<OperandView>& inputs, const std::vector<OperandView>& outputs,
+                       int max_vector, bool force_index64, bool rows) {
+  if (inputs.size() != p.inputs.size() || outputs.size() != p.outputs.size())
+    fail(ErrorCode::Usage, "the program has {} inputs and {} outputs, but {} and {} were given", p.inputs.size(),
+         p.outputs.size(), inputs.size(), outputs.size());
+  // NumPy broadcasting over the array inputs (the CPU evaluator's rule and message).
+  Shape bshape;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    if (q.weak || q.raw || inputs[k].host_value) continue;
+    bshape = broadcast_input(bshape, inputs[k].shape, q.name);
   }
-  if (any_strided) {
-    // Strided: coalesced over the strided operands only (contiguous ones index by k).
-    std::vector<const Walked*> ops;
-    for (const Walked& w : walked)
-      if (access(w) == Access::Strided) ops.push_back(&w);
-    std::vector<Dim> dims = coalesce(ops);
-    l.kind = KernelLayout::Kind::Strided;
-    l.ndim = static_cast<int>(dims.size());
-    l.index64 = needs_wide(dims, ops.size());
-    std::vector<std::int64_t> ext;
-    std::vector<std::vector<std::int64_t>> rows_st(ops.size());
-    for (const Dim& d : dims) {
-      ext.push_back(d.extent);
-      for (std::size_t o = 0; o < ops.size(); ++o) rows_st[o].push_back(d.st[o]);
-    }
-    plan.layout_arg = pack_layout_arg(l, ext, rows_st);
-  } else {
-    l.index64 = force_index64 || plan.n > limit;
-    l.vec = widest_vec([&](int vec) {
-      for (const Walked& w : walked)
-        if (access(w) == Access::Contig && !aligned(static_cast<std::int64_t>(w.address), vec, w.item)) return false;
-      return true;
-    });
+  OperandAnalysis a(p);
+  a.shape = outputs.empty() ? bshape : outputs[0].shape;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    // As NumPy's `out=`: the inputs must broadcast to the outputs' shape (which
+    // may be larger than theirs, e.g. scalars filling an array).
+    check_given_output(p, k, outputs[k].dtype, outputs[k].shape, a.shape, bshape);
   }
-  validate_layout(p, l);
+  a.n = a.shape.size();
+  a.max_vector = max_vector;
+  a.force_index64 = force_index64;
+  a.rows = rows;
+  classify_operands(a, inputs, outputs);
+  LaunchPlan plan;
+  plan.shape = a.shape;
+  plan.n = a.n;
+  // The first layout that applies (src/plan/layouts/: Contiguous always does, when no operand is strided).
+  for (const LayoutRule* r : layout_rules())
+    if (r->choose(a, plan)) break;
+  validate_layout(p, plan.layout);
   return plan;
 }
 
