@@ -20,6 +20,7 @@
 #include "core/names.hpp"
 #include "core/scalar.hpp"
 #include "gpu/layouts/unit.hpp"
+#include "plan/layouts/unit.hpp"
 #include "gpu/templates.hpp"
 
 namespace cujit {
@@ -397,13 +398,13 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
       s.push_back({ArgSlot::Kind::Size, op, DType::Int64, 8, 8, size_name(q.name)});
   }
   s.push_back({ArgSlot::Kind::Count, -1, DType::Int64, 8, 8, "cj_n"});
-  if (l.kind != KernelLayout::Kind::Contiguous) {
+  if (layout_rule(l.kind).layout_arg) {
     std::size_t nstrided = 0;
     for (Access a : l.outputs) nstrided += has_strides(a);
     for (Access a : l.inputs) nstrided += has_strides(a);
     std::size_t w = l.index64 ? 8 : 4, per_dim = l.index64 ? 1 : 3;  // 32-bit: extent, magic, shift
     // Rows: the inner extent and the row count, then the outer dimensions.
-    const bool rows = l.kind == KernelLayout::Kind::Rows;
+    const bool rows = layout_rule(l.kind).row_header;
     std::size_t nd = static_cast<std::size_t>(l.ndim) - (rows ? 1 : 0);
     s.push_back({ArgSlot::Kind::Layout, -1, DType::Int64, w * ((rows ? 2 : 0) + nd * (per_dim + nstrided)), w, "cj_l"});
   }

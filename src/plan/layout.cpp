@@ -87,46 +87,10 @@ bool KernelLayout::operator==(const KernelLayout& o) const {
          ndim == o.ndim && outputs == o.outputs && inputs == o.inputs;
 }
 
-namespace {
 KernelLayout base_layout(const Program& p, Access arrays) {
   KernelLayout l;
   l.outputs.assign(p.outputs.size(), arrays);
   for (const Param& q : p.inputs) l.inputs.push_back(q.raw ? Access::Raw : q.weak ? Access::Value : arrays);
-  return l;
-}
-}  // namespace
-
-KernelLayout contiguous_layout(const Program& p, int vec, bool index64) {
-  KernelLayout l = base_layout(p, Access::Contig);
-  l.vec = vec;
-  l.index64 = index64;
-  return l;
-}
-
-KernelLayout strided_layout(const Program& p, int ndim, bool index64) {
-  KernelLayout l = base_layout(p, Access::Strided);
-  l.kind = KernelLayout::Kind::Strided;
-  l.ndim = ndim;
-  l.index64 = index64;
-  return l;
-}
-
-KernelLayout rows_layout(const Program& p, int ndim, int vec, bool index64) {
-  KernelLayout l = base_layout(p, Access::Strided);
-  l.kind = KernelLayout::Kind::Rows;
-  l.ndim = ndim;
-  l.vec = vec;
-  l.index64 = index64;
-  return l;
-}
-
-KernelLayout tiles_layout(const Program& p, int ndim, int vec, bool index64) {
-  KernelLayout l = base_layout(p, Access::Tiled);
-  for (Access& a : l.outputs) a = Access::Strided;
-  l.kind = KernelLayout::Kind::Tiles;
-  l.ndim = ndim;
-  l.vec = l.load_vec = l.store_vec = vec;
-  l.index64 = index64;
   return l;
 }
 
@@ -169,17 +133,19 @@ void validate_layout(const Program& p, const KernelLayout& l) {
   }
   sum.vec_ok = l.vec == 1 || l.vec == 2 || l.vec == 4 || l.vec == 8 || l.vec == 16;
   if (std::string why = rule.check(l, sum); !why.empty()) bad(why);
-  // The accesses of one layout's own.
-  const bool rows = l.kind == KernelLayout::Kind::Rows, tiles = l.kind == KernelLayout::Kind::Tiles;
-  const bool any_row_scalar = sum.any_row_scalar, any_tiled = sum.any_tiled;
-  if (any_row_scalar && !rows) bad("only a rows layout has per-row operands");
-  if (any_tiled && !tiles) bad("only a tiles layout has tiled operands");
-  if (!tiles && (l.load_vec != 1 || l.store_vec != 1)) bad("only a tiles layout has load_vec and store_vec");
+  // The accesses of another layout's own.
+  auto uses = [&](Access a) {
+    return std::find(l.outputs.begin(), l.outputs.end(), a) != l.outputs.end() ||
+           std::find(l.inputs.begin(), l.inputs.end(), a) != l.inputs.end();
+  };
+  for (const LayoutRule* r : layout_rules())
+    if (r != &rule && r->own_access_message && uses(r->own_access)) bad(r->own_access_message);
+  if (!rule.load_store_vec && (l.load_vec != 1 || l.store_vec != 1)) bad("only a tiles layout has load_vec and store_vec");
 }
 
 std::vector<unsigned char> pack_layout_arg(const KernelLayout& l, const std::vector<std::int64_t>& full_shape,
                                            const std::vector<std::vector<std::int64_t>>& full_strides) {
-  if (l.kind == KernelLayout::Kind::Contiguous) fail(ErrorCode::Internal, "pack_layout_arg: layout {} is contiguous", l.key_string());
+  if (!layout_rule(l.kind).layout_arg) fail(ErrorCode::Internal, "pack_layout_arg: layout {} is contiguous", l.key_string());
   const bool rows = layout_rule(l.kind).row_header;
   std::size_t nstrided = 0;
   for (Access a : l.outputs) nstrided += has_strides(a);

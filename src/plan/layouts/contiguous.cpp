@@ -33,6 +33,13 @@ bool choose(const OperandAnalysis& a, LaunchPlan& plan) {
 
 }  // namespace
 
-extern const LayoutRule kContiguousRule = {KernelLayout::Kind::Contiguous, 'c', false, false, key_fields, parse_fields, check, choose};
+KernelLayout contiguous_layout(const Program& p, int vec, bool index64) {
+  KernelLayout l = base_layout(p, Access::Contig);
+  l.vec = vec;
+  l.index64 = index64;
+  return l;
+}
+
+extern const LayoutRule kContiguousRule = {KernelLayout::Kind::Contiguous, 'c', false, false, Access::Contig, nullptr, false, false, key_fields, parse_fields, check, choose};
 
 }  // namespace cujit

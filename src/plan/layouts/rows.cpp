@@ -61,6 +61,16 @@ bool choose(const OperandAnalysis& a, LaunchPlan& plan) {
 
 }  // namespace
 
-extern const LayoutRule kRowsRule = {KernelLayout::Kind::Rows, 'r', true, true, key_fields, parse_fields, check, choose};
+KernelLayout rows_layout(const Program& p, int ndim, int vec, bool index64) {
+  KernelLayout l = base_layout(p, Access::Strided);
+  l.kind = KernelLayout::Kind::Rows;
+  l.ndim = ndim;
+  l.vec = vec;
+  l.index64 = index64;
+  return l;
+}
+
+extern const LayoutRule kRowsRule = {KernelLayout::Kind::Rows, 'r', true, true, Access::RowScalar,
+                                   "only a rows layout has per-row operands", false, true, key_fields, parse_fields, check, choose};
 
 }  // namespace cujit

@@ -37,6 +37,14 @@ bool choose(const OperandAnalysis& a, LaunchPlan& plan) {
 
 }  // namespace
 
-extern const LayoutRule kStridedRule = {KernelLayout::Kind::Strided, 's', false, false, key_fields, parse_fields, check, choose};
+KernelLayout strided_layout(const Program& p, int ndim, bool index64) {
+  KernelLayout l = base_layout(p, Access::Strided);
+  l.kind = KernelLayout::Kind::Strided;
+  l.ndim = ndim;
+  l.index64 = index64;
+  return l;
+}
+
+extern const LayoutRule kStridedRule = {KernelLayout::Kind::Strided, 's', true, false, Access::Contig, nullptr, false, false, key_fields, parse_fields, check, choose};
 
 }  // namespace cujit

@@ -109,6 +109,17 @@ bool choose(const OperandAnalysis& a, LaunchPlan& plan) {
 
 }  // namespace
 
-extern const LayoutRule kTilesRule = {KernelLayout::Kind::Tiles, 't', true, false, key_fields, parse_fields, check, choose};
+KernelLayout tiles_layout(const Program& p, int ndim, int vec, bool index64) {
+  KernelLayout l = base_layout(p, Access::Tiled);
+  for (Access& a : l.outputs) a = Access::Strided;
+  l.kind = KernelLayout::Kind::Tiles;
+  l.ndim = ndim;
+  l.vec = l.load_vec = l.store_vec = vec;
+  l.index64 = index64;
+  return l;
+}
+
+extern const LayoutRule kTilesRule = {KernelLayout::Kind::Tiles, 't', true, true, Access::Tiled,
+                                    "only a tiles layout has tiled operands", true, false, key_fields, parse_fields, check, choose};
 
 }  // namespace cujit

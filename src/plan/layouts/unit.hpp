@@ -70,8 +70,15 @@ struct AccessSummary {
 struct LayoutRule {
   KernelLayout::Kind kind;
   char letter;  // the key's first letter
+  // The kernel takes the Layout argument (extents and strides; pack_layout_arg).
+  bool layout_arg;
   // Outputs only Strided (else Contig or Strided).
   bool strided_outputs;
+  // An Access only this layout has (Contig when none), and the message for another layout that has it.
+  Access own_access;
+  const char* own_access_message;
+  // load_vec and store_vec may differ from 1.
+  bool load_store_vec;
   // The Layout argument leads with the inner extent and the row count and
   // leaves the inner dimension out (Rows: its strides are the itemsize or 0).
   bool row_header;
@@ -85,6 +92,9 @@ struct LayoutRule {
   // inner) and returns true.
   bool (*choose)(const OperandAnalysis& a, LaunchPlan& plan);
 };
+
+// A layout whose weak inputs are by Value, raw ones Raw, every other operand `arrays`.
+KernelLayout base_layout(const Program& p, Access arrays);
 
 // Every layout, in the order plan_launch tries them.
 const std::vector<const LayoutRule*>& layout_rules();
