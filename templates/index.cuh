@@ -1,7 +1,7 @@
 // The byte offsets cj_o[s] of every strided operand at the multi-index of the
 // flat index {{REST}} over the dimensions {{TOP}}..0 of cj_l (the dimensions
 // after TOP are the caller's); pasted into kernel_strided.cu, kernel_rows.cu
-// and kernel_tiles.cu as {{OFFSETS}} (src/gpu/layouts/index.cpp renders it;
+// and kernel_tiles.cu as {{OFFSETS}} (src/gpu/layouts/layout_codegen.cpp renders it;
 // these comment lines stay out). cj_o starts at the caller's offsets.
 cj_idx cj_rest = {{REST}};
 #pragma unroll

@@ -19,8 +19,8 @@
 #include "core/fail.hpp"
 #include "core/names.hpp"
 #include "core/scalar.hpp"
-#include "gpu/layouts/unit.hpp"
-#include "plan/layouts/unit.hpp"
+#include "gpu/layouts/layout_codegen.hpp"
+#include "plan/layouts/layout_rule.hpp"
 #include "gpu/templates.hpp"
 
 namespace cujit {

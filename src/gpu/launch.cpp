@@ -20,7 +20,7 @@
 #include "cache/kernel_image.hpp"
 #include "cache/key.hpp"
 #include "gpu/kernel_key.hpp"
-#include "gpu/layouts/unit.hpp"
+#include "gpu/layouts/layout_codegen.hpp"
 #include "core/scratch.hpp"
 
 namespace cujit {

@@ -1,7 +1,7 @@
 // The contiguous layout's kernel: element k of every array operand is p[k],
 // moved `vec` elements at a time when vec > 1 (templates/kernel_contiguous.cu,
 // templates/kernel_vector.cu).
-#include "gpu/layouts/unit.hpp"
+#include "gpu/layouts/layout_codegen.hpp"
 
 namespace cujit {
 namespace {

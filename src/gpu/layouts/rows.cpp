@@ -2,7 +2,7 @@
 // templates/index.cuh over the outer dimensions), then the row in aligned
 // vectors of `vec`; RowScalar inputs read once a row (templates/kernel_rows.cu).
 // The grid: x across a row, y over rows.
-#include "gpu/layouts/unit.hpp"
+#include "gpu/layouts/layout_codegen.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // The strided layout's kernel: each element's multi-index found once (with
 // templates/index.cuh) gives every strided operand's byte offset; contiguous
 // operands index by k (templates/kernel_strided.cu).
-#include "gpu/layouts/unit.hpp"
+#include "gpu/layouts/layout_codegen.hpp"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 // dimensions, Tiled inputs transposed through shared memory, the rest read and
 // written in vectors along the rows (templates/kernel_tiles.cu, the batch's
 // offsets with templates/index.cuh). The grid: a block a tile.
-#include "gpu/layouts/unit.hpp"
+#include "gpu/layouts/layout_codegen.hpp"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // input along the second-last instead (a transposed view: Tiled); tiles of
 // 16*vec a side whose shared memory stays within kMaxTileBytes. Key
 // ".v<vec>.l<load_vec>.s<store_vec>.d<ndim>".
-#include "plan/layouts/unit.hpp"
+#include "plan/layouts/layout_rule.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // The plan half of a layout unit: when the layout applies to a call (from the
 // analysis of its operands below), the fields of its key and their parser, and
-// its own checks. One file per layout beside this one (contiguous.cpp,
-// strided.cpp, rows.cpp, tiles.cpp), each defining its LayoutRule;
+// its own checks. One file per layout beside this one (contiguous_plan.cpp,
+// strided_plan.cpp, rows_plan.cpp, tiles_plan.cpp), each defining its LayoutRule;
 // layout_rules() is their list, in the order plan_launch tries them. The GPU
 // half of each unit (its kernel's lines, template and grid) is src/gpu/layouts/.
 #pragma once

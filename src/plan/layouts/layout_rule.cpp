@@ -1,4 +1,4 @@
-#include "plan/layouts/unit.hpp"
+#include "plan/layouts/layout_rule.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -10,7 +10,7 @@ namespace cujit {
 extern const LayoutRule kRowsRule, kTilesRule, kStridedRule, kContiguousRule;
 
 const std::vector<const LayoutRule*>& layout_rules() {
-  // The list of layouts' plan halves (src/gpu/layouts/unit.cpp lists their GPU
+  // The list of layouts' plan halves (src/gpu/layouts/layout_codegen.cpp lists their GPU
   // halves). The first that applies is the call's: Rows before Tiles before
   // Strided; Contiguous when no operand is strided.
   static const std::vector<const LayoutRule*> rules = {&kRowsRule, &kTilesRule, &kStridedRule, &kContiguousRule};
@@ -21,6 +21,13 @@ const LayoutRule& layout_rule(KernelLayout::Kind kind) {
   for (const LayoutRule* r : layout_rules())
     if (r->kind == kind) return *r;
   fail(ErrorCode::Internal, "no plan for layout kind {}", static_cast<int>(kind));
+}
+
+KernelLayout base_layout(const Program& p, Access arrays) {
+  KernelLayout l;
+  l.outputs.assign(p.outputs.size(), arrays);
+  for (const Param& q : p.inputs) l.inputs.push_back(q.raw ? Access::Raw : q.weak ? Access::Value : arrays);
+  return l;
 }
 
 bool key_number(const std::string& t, char what, int& out) {

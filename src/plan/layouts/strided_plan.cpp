@@ -1,7 +1,7 @@
 // The strided layout: some operand strided and no rows or tiles layout fits;
 // the dimensions coalesced over the strided operands (contiguous ones index by
 // k), each element's offsets found from its multi-index. Key ".d<ndim>".
-#include "plan/layouts/unit.hpp"
+#include "plan/layouts/layout_rule.hpp"
 
 namespace cujit {
 namespace {

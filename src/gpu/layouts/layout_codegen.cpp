@@ -1,4 +1,4 @@
-#include "gpu/layouts/unit.hpp"
+#include "gpu/layouts/layout_codegen.hpp"
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@ namespace cujit {
 extern const LayoutCodegen kContiguousCodegen, kStridedCodegen, kRowsCodegen, kTilesCodegen;
 
 const LayoutCodegen& layout_codegen(KernelLayout::Kind kind) {
-  // The list of layouts' GPU halves; src/plan/layouts/unit.cpp lists their plan halves.
+  // The list of layouts' GPU halves; src/plan/layouts/layout_rule.cpp lists their plan halves.
   static const LayoutCodegen* const kUnits[] = {&kContiguousCodegen, &kStridedCodegen, &kRowsCodegen, &kTilesCodegen};
   for (const LayoutCodegen* u : kUnits)
     if (u->kind == kind) return *u;

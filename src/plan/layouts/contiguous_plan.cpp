@@ -1,7 +1,7 @@
 // The contiguous layout: no operand strided (each Contig, Uniform, Value or
 // Raw); element k is p[k], `vec` elements a step where every Contig pointer is
 // aligned to the vector. Key ".v<vec>".
-#include "plan/layouts/unit.hpp"
+#include "plan/layouts/layout_rule.hpp"
 
 #include <limits>
 

@@ -2,7 +2,7 @@
 // dimensions with each output contiguous and each input contiguous or
 // constant (RowScalar) along the last; a row's offsets found once, the row in
 // vectors aligned at every row start. Key ".v<vec>.d<ndim>".
-#include "plan/layouts/unit.hpp"
+#include "plan/layouts/layout_rule.hpp"
 
 namespace cujit {
 namespace {
