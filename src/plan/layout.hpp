@@ -36,6 +36,8 @@ enum class Access : std::uint8_t {
 inline bool has_strides(Access a) { return a == Access::Strided || a == Access::RowScalar || a == Access::Tiled; }
 
 struct KernelLayout {
+  // Each kind is a unit: its choice, key and checks in src/plan/layouts/, its
+  // kernel and grid in src/gpu/layouts/ (docs/architecture.md).
   enum class Kind : std::uint8_t {
     Contiguous,  // every array operand is Contig, Uniform, Value or Raw
     Strided,     // at least one operand is Strided; the Layout argument carries extents and strides
