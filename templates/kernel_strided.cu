@@ -20,17 +20,7 @@ extern "C" __global__ void {{KERNEL_NAME}}({{PARAMS}}) {
     cj_off cj_o[{{NSTRIDED}}];
 #pragma unroll
     for (int cj_s = 0; cj_s < {{NSTRIDED}}; ++cj_s) cj_o[cj_s] = 0;
-    cj_idx cj_rest = cj_k;
-#pragma unroll
-    for (int cj_d = {{NDIM}} - 1; cj_d > 0; --cj_d) {
-      {{DIVIDE}}
-      const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
-      cj_rest = cj_q;
-#pragma unroll
-      for (int cj_s = 0; cj_s < {{NSTRIDED}}; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
-    }
-#pragma unroll
-    for (int cj_s = 0; cj_s < {{NSTRIDED}}; ++cj_s) cj_o[cj_s] += (cj_off)cj_rest * cj_l.stride[cj_s][0];
+    {{OFFSETS}}
     {{LOAD}}
     {{CALL}}
     {{STORE}}

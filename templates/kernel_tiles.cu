@@ -128,17 +128,7 @@ extern "C" __global__ void __launch_bounds__(256) {{KERNEL_NAME}}({{PARAMS}}) {
     for (int cj_s = 0; cj_s < {{NSTRIDED}}; ++cj_s)
       cj_o[cj_s] = (cj_off)cj_r0 * cj_l.stride[cj_s][{{NDIM}} - 2] + (cj_off)cj_c0 * cj_l.stride[cj_s][{{NDIM}} - 1];
     if ({{NDIM}} > 2) {
-      cj_idx cj_rest = cj_b;
-#pragma unroll
-      for (int cj_d = {{NDIM}} - 3; cj_d > 0; --cj_d) {
-        {{DIVIDE}}
-        const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
-        cj_rest = cj_q;
-#pragma unroll
-        for (int cj_s = 0; cj_s < {{NSTRIDED}}; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
-      }
-#pragma unroll
-      for (int cj_s = 0; cj_s < {{NSTRIDED}}; ++cj_s) cj_o[cj_s] += (cj_off)cj_rest * cj_l.stride[cj_s][0];
+      {{OFFSETS}}
     }
     {{TILE_LOAD}}
     __syncthreads();

@@ -126,6 +126,43 @@ struct Reader {
     return *t;
   }
 
+  // The two forms, and the fields that belong to one of them only; the
+  // defaults that depend on the form; the dtypes of inputs and outputs.
+  void check_form(const toml::table& t, ManifestKernel& k) const {
+    k.elementwise = t.contains("operation");
+    if (k.elementwise == t.contains("program"))
+      error(t.source(), &k, "", "give either operation (with in_params and out_params: an ElementwiseKernel) or program "
+            "(with inputs: a jitrun-style program)");
+    auto only = [&](const char* field, bool allowed, const char* form) {
+      if (!allowed && t.contains(field)) error(t.get(field)->source(), &k, field, "belongs to {} kernels only", form);
+    };
+    for (const char* f : {"in_params", "out_params", "raw_cuda", "preamble", "scalars"})
+      only(f, k.elementwise, "ElementwiseKernel (operation)");
+    for (const char* f : {"inputs", "outputs"}) only(f, !k.elementwise, "program");
+    if (k.elementwise) {
+      if (!t.contains("name")) error(t.source(), &k, "name", "an ElementwiseKernel needs a name");
+      if (!t.contains("out_params")) error(t.source(), &k, "out_params", "missing: declare the outputs, e.g. \"T z\"");
+    } else if (!t.contains("name")) {
+      k.name = "cujit_kernel";  // cujit::evaluate's symbol
+    }
+    if (k.layouts.empty()) k.layouts.push_back(ManifestLayout{"contiguous", k.pos});
+    // Input and output dtypes: a dtype or a placeholder of `types`.
+    auto known = [&](const std::string& d) {
+      if (dtype_from_numpy(d)) return true;
+      for (const auto& [ph, ts] : k.types)
+        if (ph == d) return true;
+      return false;
+    };
+    for (const auto& in : k.inputs)
+      if (!known(in.dtype))
+        error(t.get("inputs")->source(), &k, "inputs", "'{}={}': '{}' is neither a dtype nor a placeholder of 'types'",
+              in.name, in.dtype, in.dtype);
+    for (const auto& [name, d] : k.outputs)
+      if (!known(d))
+        error(t.get("outputs")->source(), &k, "outputs", "'{}={}': '{}' is neither a dtype nor a placeholder of 'types'",
+              name, d, d);
+  }
+
   ManifestKernel kernel(const toml::table& t, int number) const {
     ManifestKernel k;
     k.number = number;
@@ -240,39 +277,7 @@ struct Reader {
         error(s, &k, "", "unknown field '{}' (a kernel's fields: {})", f, kFields);
       }
     }
-    // The two forms, and the fields that belong to one of them only.
-    k.elementwise = t.contains("operation");
-    if (k.elementwise == t.contains("program"))
-      error(t.source(), &k, "", "give either operation (with in_params and out_params: an ElementwiseKernel) or program "
-            "(with inputs: a jitrun-style program)");
-    auto only = [&](const char* field, bool allowed, const char* form) {
-      if (!allowed && t.contains(field)) error(t.get(field)->source(), &k, field, "belongs to {} kernels only", form);
-    };
-    for (const char* f : {"in_params", "out_params", "raw_cuda", "preamble", "scalars"})
-      only(f, k.elementwise, "ElementwiseKernel (operation)");
-    for (const char* f : {"inputs", "outputs"}) only(f, !k.elementwise, "program");
-    if (k.elementwise) {
-      if (!t.contains("name")) error(t.source(), &k, "name", "an ElementwiseKernel needs a name");
-      if (!t.contains("out_params")) error(t.source(), &k, "out_params", "missing: declare the outputs, e.g. \"T z\"");
-    } else if (!t.contains("name")) {
-      k.name = "cujit_kernel";  // cujit::evaluate's symbol
-    }
-    if (k.layouts.empty()) k.layouts.push_back(ManifestLayout{"contiguous", k.pos});
-    // Input and output dtypes: a dtype or a placeholder of `types`.
-    auto known = [&](const std::string& d) {
-      if (dtype_from_numpy(d)) return true;
-      for (const auto& [ph, ts] : k.types)
-        if (ph == d) return true;
-      return false;
-    };
-    for (const auto& in : k.inputs)
-      if (!known(in.dtype))
-        error(t.get("inputs")->source(), &k, "inputs", "'{}={}': '{}' is neither a dtype nor a placeholder of 'types'",
-              in.name, in.dtype, in.dtype);
-    for (const auto& [name, d] : k.outputs)
-      if (!known(d))
-        error(t.get("outputs")->source(), &k, "outputs", "'{}={}': '{}' is neither a dtype nor a placeholder of 'types'",
-              name, d, d);
+    check_form(t, k);
     return k;
   }
 };

@@ -28,69 +28,6 @@ bool updated_in_place(const Program& p, std::size_t k) {
 }  // namespace
 namespace {
 
-std::optional<Access> access_of(char c) {
-  switch (c) {
-    case 'c': return Access::Contig;
-    case 's': return Access::Strided;
-    case 'u': return Access::Uniform;
-    case 'v': return Access::Value;
-    case 'r': return Access::Raw;
-    case 'b': return Access::RowScalar;
-    case 't': return Access::Tiled;
-  }
-  return std::nullopt;
-}
-
-// The inverse of KernelLayout::key_string(): "c.i32.v4|o:c|i:c,v".
-std::optional<KernelLayout> parse_layout_key(const std::string& s) {
-  KernelLayout l;
-  std::size_t bar1 = s.find('|'), bar2 = bar1 == std::string::npos ? bar1 : s.find('|', bar1 + 1);
-  if (bar2 == std::string::npos || s.size() < 8) return std::nullopt;
-  std::string head = s.substr(0, bar1), outs = s.substr(bar1 + 1, bar2 - bar1 - 1), ins = s.substr(bar2 + 1);
-  if (head.size() < 7 || (head[0] != 'c' && head[0] != 's' && head[0] != 'r' && head[0] != 't')) return std::nullopt;
-  l.kind = head[0] == 'c'   ? KernelLayout::Kind::Contiguous
-           : head[0] == 's' ? KernelLayout::Kind::Strided
-           : head[0] == 'r' ? KernelLayout::Kind::Rows
-                            : KernelLayout::Kind::Tiles;
-  if (head.compare(1, 5, ".i32.") == 0) l.index64 = false;
-  else if (head.compare(1, 5, ".i64.") == 0) l.index64 = true;
-  else return std::nullopt;
-  // "v4" (contiguous), "d3" (strided), "v4.d3" (rows), "v4.l4.s2.d3" (tiles): numbers of at most two digits.
-  auto number = [](const std::string& t, char what, int& out) {
-    if (t.size() < 2 || t.size() > 3 || t[0] != what || t.find_first_not_of("0123456789", 1) != std::string::npos) return false;
-    out = std::stoi(t.substr(1));
-    return true;
-  };
-  std::string rest = head.substr(6);
-  std::size_t dot = rest.find('.');
-  bool ok = false;
-  if (l.kind == KernelLayout::Kind::Contiguous) ok = number(rest, 'v', l.vec);
-  else if (l.kind == KernelLayout::Kind::Strided) ok = number(rest, 'd', l.ndim);
-  else if (l.kind == KernelLayout::Kind::Tiles) {
-    std::vector<std::string> part;
-    for (std::size_t a = 0, b; a <= rest.size(); a = b + 1) {
-      b = rest.find('.', a);
-      if (b == std::string::npos) b = rest.size();
-      part.push_back(rest.substr(a, b - a));
-    }
-    ok = part.size() == 4 && number(part[0], 'v', l.vec) && number(part[1], 'l', l.load_vec) &&
-         number(part[2], 's', l.store_vec) && number(part[3], 'd', l.ndim);
-  } else ok = dot != std::string::npos && number(rest.substr(0, dot), 'v', l.vec) && number(rest.substr(dot + 1), 'd', l.ndim);
-  if (!ok) return std::nullopt;
-  auto list = [](const std::string& text, const char* tag, std::vector<Access>& out) {
-    if (text.compare(0, 2, tag) != 0) return false;
-    for (std::size_t k = 2; k < text.size(); k += 2) {
-      auto a = access_of(text[k]);
-      if (!a || (k + 1 < text.size() && text[k + 1] != ',')) return false;
-      out.push_back(*a);
-    }
-    return true;
-  };
-  if (!list(outs, "o:", l.outputs) || !list(ins, "i:", l.inputs)) return std::nullopt;
-  if (l.key_string() != s) return std::nullopt;  // one spelling only
-  return l;
-}
-
 constexpr std::uintptr_t kFakeBase = std::uintptr_t{1} << 36;  // 256-byte aligned stand-in addresses
 
 std::string binding_text(const std::map<std::string, DType>& types) {

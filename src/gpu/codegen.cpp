@@ -19,18 +19,11 @@
 #include "core/fail.hpp"
 #include "core/names.hpp"
 #include "core/scalar.hpp"
+#include "gpu/layouts/layout_codegen.hpp"
+#include "plan/layouts/layout_rule.hpp"
 #include "gpu/templates.hpp"
 
 namespace cujit {
-
-namespace {
-
-// ---------------------------------------------------------------------------
-// Types and literals.
-
-enum Group { kPrelude, kHalf, kIntOps, kMath, kCast, kComplex, kComplexMath, kChecks, kNumGroups };
-constexpr const char* kGroupFile[kNumGroups] = {"prelude.cuh", "half.cuh",    "int_ops.cuh",      "math.cuh",
-                                                "cast.cuh",    "complex.cuh", "complex_math.cuh", "checks.cuh"};
 
 // The C type a value of this dtype is computed in (16-bit floats: float).
 std::string ctype(DType t) {
@@ -55,6 +48,16 @@ std::string stype(DType t) {
   }
   return "?";
 }
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Types and literals.
+
+enum Group { kPrelude, kHalf, kIntOps, kMath, kCast, kComplex, kComplexMath, kChecks, kNumGroups };
+constexpr const char* kGroupFile[kNumGroups] = {"prelude.cuh", "half.cuh",    "int_ops.cuh",      "math.cuh",
+                                                "cast.cuh",    "complex.cuh", "complex_math.cuh", "checks.cuh"};
+
 
 DType compute_dtype(DType t) { return is_half(t) ? DType::Float32 : t; }
 
@@ -160,18 +163,6 @@ const char* access_name(Access a) {
   return "?";
 }
 
-// Names in the source: user names get a prefix, so that they can never clash
-// with C++ keywords or cujit's own names (cj_*, loop variables).
-std::string val_name(const std::string& n) { return "v_" + n; }
-std::string ptr_name(const std::string& n) { return "p_" + n; }
-std::string arg_name(const std::string& n) { return "s_" + n; }
-std::string size_name(const std::string& n) { return "z_" + n; }
-// An in/out parameter (`x *= 5`) is an input, read once at the top, and an
-// output, written once at the end: its output side has its own prefixes, so
-// that the element function sees the input value v_x and the new value w_x.
-std::string out_val(const Var& v) { return (v.input >= 0 ? "w_" : "v_") + v.name; }
-std::string out_ptr(const Var& v) { return (v.input >= 0 ? "q_" : "p_") + v.name; }
-std::string out_vec(const Var& v) { return (v.input >= 0 ? "b_" : "a_") + v.name; }
 
 // ---------------------------------------------------------------------------
 // The statements of one element.
@@ -411,13 +402,13 @@ std::vector<ArgSlot> kernel_signature(const Program& p, const KernelLayout& l) {
       s.push_back({ArgSlot::Kind::Size, op, DType::Int64, 8, 8, size_name(q.name)});
   }
   s.push_back({ArgSlot::Kind::Count, -1, DType::Int64, 8, 8, "cj_n"});
-  if (l.kind != KernelLayout::Kind::Contiguous) {
+  if (layout_rule(l.kind).layout_arg) {
     std::size_t nstrided = 0;
     for (Access a : l.outputs) nstrided += has_strides(a);
     for (Access a : l.inputs) nstrided += has_strides(a);
     std::size_t w = l.index64 ? 8 : 4, per_dim = l.index64 ? 1 : 3;  // 32-bit: extent, magic, shift
     // Rows: the inner extent and the row count, then the outer dimensions.
-    const bool rows = l.kind == KernelLayout::Kind::Rows;
+    const bool rows = layout_rule(l.kind).row_header;
     std::size_t nd = static_cast<std::size_t>(l.ndim) - (rows ? 1 : 0);
     s.push_back({ArgSlot::Kind::Layout, -1, DType::Int64, w * ((rows ? 2 : 0) + nd * (per_dim + nstrided)), w, "cj_l"});
   }
@@ -449,18 +440,91 @@ void check_source_names(const Program& p, const std::string& kernel_name) {
   for (const Var& v : p.locals) check_name(v.name, "local");
 }
 
-std::string generate_source(const Program& p, const KernelLayout& l, const std::string& kernel_name) {
-  check_source_names(p, kernel_name);
-  validate_layout(p, l);
-  BodyGen g(p);
-  g.run();
-  const bool strided = l.kind == KernelLayout::Kind::Strided;
-  const bool rows = l.kind == KernelLayout::Kind::Rows;
-  const bool tiles = l.kind == KernelLayout::Kind::Tiles;
-  const bool vector = l.kind == KernelLayout::Kind::Contiguous && l.vec > 1;
-  std::vector<ArgSlot> sig = kernel_signature(p, l);
+namespace {
 
-  // Kernel parameters.
+// The element function's parameters and arguments, and every operand's lines
+// (the layout's hooks for those it reaches through a pointer).
+struct ElementCall {
+  std::vector<std::string> params, args;
+};
+
+ElementCall operand_parts(BodyGen& g, KernelParts& k, const LayoutCodegen& unit) {
+  const Program& p = k.p;
+  const KernelLayout& l = k.l;
+  ElementCall e;
+  if (g.uses_index_) {
+    e.params.insert(e.params.end(), {"const long long cj_i", "const long long cj_n"});
+    e.args.insert(e.args.end(), {"(long long)cj_k", "cj_n"});
+  }
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    const Param& q = p.inputs[i];
+    const Access a = l.inputs[i];
+    if (a == Access::Raw) {
+      if (g.in_used_[i] || g.size_used_[i]) {
+        e.params.push_back("const " + stype(q.dtype) + "* " + ptr_name(q.name));
+        e.params.push_back("const long long " + size_name(q.name));
+        e.args.push_back(ptr_name(q.name));
+        e.args.push_back(size_name(q.name));
+      }
+      continue;
+    }
+    if (g.in_used_[i]) {
+      std::string decl = "const " + ctype(q.dtype) + " " + val_name(q.name) + " = ";
+      e.params.push_back("const " + ctype(q.dtype) + " " + val_name(q.name));
+      e.args.push_back(val_name(q.name));
+      if (a == Access::Value) k.setup.push_back(decl + g.load_value(q.dtype, arg_name(q.name)) + ";");
+      else if (a == Access::Uniform) k.setup.push_back(decl + g.load_value(q.dtype, ptr_name(q.name) + "[0]") + ";");
+      else unit.input(k, q, a, decl);
+    }
+    if (g.size_used_[i]) {
+      e.params.push_back("const long long " + size_name(q.name));
+      e.args.push_back(size_name(q.name));
+    }
+  }
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) {
+    const Var& v = p.outputs[o];
+    e.params.push_back(ctype(v.dtype) + "& " + out_val(v));
+    e.args.push_back(out_val(v));
+    k.load.push_back(ctype(v.dtype) + " " + out_val(v) + ";");
+    unit.output(k, v, l.outputs[o]);
+  }
+  if (g.uses_err_) {
+    e.params.push_back("long long* cj_err");
+    e.args.push_back("cj_err");
+  }
+  return e;
+}
+
+// The kernel's header comment: the program, the operands, the layout.
+std::string header_text(const Program& p, const KernelLayout& l, const BodyGen& g, const LayoutCodegen& unit,
+                        std::map<std::string, std::string>& vars) {
+  std::vector<std::string> prog, ops;
+  std::string_view src = p.ast.source;
+  for (std::size_t pos = 0; pos <= src.size();) {
+    std::size_t e = src.find('\n', pos);
+    std::string t = comment_text(src.substr(pos, e == std::string_view::npos ? std::string_view::npos : e - pos));
+    if (!t.empty()) prog.push_back("//   " + t);
+    if (e == std::string_view::npos) break;
+    pos = e + 1;
+  }
+  for (std::size_t k = 0; k < p.outputs.size(); ++k)
+    ops.push_back(fmt::format("// output {}: {}, {}{}", p.outputs[k].name, dtype_name(p.outputs[k].dtype), access_name(l.outputs[k]),
+                              p.outputs[k].input >= 0 ? " (the input updated in place)" : ""));
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    ops.push_back(fmt::format("// input {}: {}{}, {}{}", q.name, q.weak ? "weak " : "", dtype_name(q.dtype), access_name(l.inputs[k]),
+                              g.in_used_[k] || g.size_used_[k] ? "" : " (unused)"));
+  }
+  vars["PROGRAM"] = join(prog, "\n");
+  vars["OPERANDS"] = join(ops, "\n");
+  vars["LAYOUT"] = l.key_string() + " (" + unit.describe(l) + ", " + (l.index64 ? "64" : "32") + "-bit index)";
+  std::string header = render_template(template_text("header.cu"), vars);
+  while (!header.empty() && header.back() == '\n') header.pop_back();
+  return header;
+}
+
+// Each parameter of the signature as the kernel declares it.
+std::string params_text(const std::vector<ArgSlot>& sig) {
   std::vector<std::string> params;
   for (const ArgSlot& a : sig) {
     switch (a.kind) {
@@ -474,188 +538,42 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
       case ArgSlot::Kind::Error: params.push_back("long long* " + a.name); break;
     }
   }
+  return join(params, ", ");
+}
 
-  // Strided operands in ABI order, and each one's row in the layout argument
-  // (by pointer name: an in/out parameter has two, one per side).
-  std::vector<std::string> strided_names;
-  std::map<std::string, int> row;
-  for (std::size_t k = 0; k < p.outputs.size(); ++k)
-    if (has_strides(l.outputs[k]))
-      row[out_ptr(p.outputs[k])] = static_cast<int>(strided_names.size()),
-      strided_names.push_back(p.outputs[k].name + (p.outputs[k].input >= 0 ? " (updated)" : ""));
-  for (std::size_t k = 0; k < p.inputs.size(); ++k)
-    if (has_strides(l.inputs[k]))
-      row[ptr_name(p.inputs[k].name)] = static_cast<int>(strided_names.size()), strided_names.push_back(p.inputs[k].name);
+}  // namespace
 
-  // The helpers below take an operand's pointer name (p_x, or q_x for the
-  // output side of an in/out parameter).
-  auto offset = [&](const std::string& ptr) { return "cj::at(" + ptr + ", cj_o[" + std::to_string(row[ptr]) + "])"; };
-  // Rows: a row-contiguous operand's elements from its row's start: e_x for
-  // p_x, f_x for the output side q_x of an in/out parameter.
-  auto row_ptr = [&](const std::string& ptr) { return (ptr[0] == 'q' ? "f_" : "e_") + ptr.substr(2); };
-  // Tiles: a vector of a thread's block row, and the bytes where that row
-  // starts in an operand (e_x, f_x as in rows layouts).
-  const std::string last = std::to_string(l.ndim - 1), second = std::to_string(l.ndim - 2);
-  auto tile_vec = [](DType t, int n) { return "cj_tv<" + stype(t) + ", " + std::to_string(n) + ">::t"; };
-  auto tile_row = [&](const std::string& ptr, bool in) {
-    std::string s = std::to_string(row[ptr]), c = in ? "const " : "";
-    return c + "char* const " + row_ptr(ptr) + " = reinterpret_cast<" + c + "char*>(" + ptr + ") + cj_o[" + s +
-           "] + (cj_off)cj_rr * cj_l.stride[" + s + "][" + second + "] + (cj_off)(cj_V * cj_cv) * cj_l.stride[" + s + "][" +
-           last + "];";
-  };
-  auto elem_ref = [&](const std::string& ptr, Access a) {  // the element of a Contig/Strided operand at k
-    if (rows) return row_ptr(ptr) + "[cj_kc]";
-    if (a == Access::Strided) return offset(ptr);
-    return ptr + "[cj_k]";
-  };
-  auto vec_base = [&](const std::string& ptr) { return rows ? row_ptr(ptr) : ptr; };
-  auto vec_type = [&](DType t) {
-    std::size_t bytes = static_cast<std::size_t>(l.vec) * dtype_size(t);
-    return "cj::vec<" + stype(t) + ", " + std::to_string(l.vec) + ", " + std::to_string(std::min<std::size_t>(16, bytes)) + ">";
-  };
-
-  // The element function and its call.
-  std::vector<std::string> eparams, eargs;
-  if (g.uses_index_) {
-    eparams.insert(eparams.end(), {"const long long cj_i", "const long long cj_n"});
-    eargs.insert(eargs.end(), {"(long long)cj_k", "cj_n"});
-  }
-  std::vector<std::string> setup, load, store, vload, velem, vstore_elem, vstore, row_setup, tile_decl, tile_load;
-  const bool vectors = vector || rows;
-  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
-    const Param& q = p.inputs[k];
-    Access a = l.inputs[k];
-    if (a == Access::Raw) {
-      if (g.in_used_[k] || g.size_used_[k]) {
-        eparams.push_back("const " + stype(q.dtype) + "* " + ptr_name(q.name));
-        eparams.push_back("const long long " + size_name(q.name));
-        eargs.push_back(ptr_name(q.name));
-        eargs.push_back(size_name(q.name));
-      }
-      continue;
-    }
-    if (g.in_used_[k]) {
-      std::string decl = "const " + ctype(q.dtype) + " " + val_name(q.name) + " = ";
-      eparams.push_back("const " + ctype(q.dtype) + " " + val_name(q.name));
-      eargs.push_back(val_name(q.name));
-      switch (a) {
-        case Access::Value: setup.push_back(decl + g.load_value(q.dtype, arg_name(q.name)) + ";"); break;
-        case Access::Uniform: setup.push_back(decl + g.load_value(q.dtype, ptr_name(q.name) + "[0]") + ";"); break;
-        case Access::RowScalar: row_setup.push_back(decl + g.load_value(q.dtype, offset(ptr_name(q.name))) + ";"); break;
-        case Access::Tiled: {
-          const std::string st = std::to_string(row[ptr_name(q.name)]), tv = tile_vec(q.dtype, l.vec);
-          tile_decl.push_back("__shared__ " + tv + " cj_t_" + q.name + "[" + std::to_string(16 * l.vec) + "][16];");
-          tile_load.push_back("cj_tile_in<" + stype(q.dtype) + ", " + std::to_string(l.vec) + ", " + std::to_string(l.load_vec) +
-                              ", cj_idx, cj_off>(cj_t_" + q.name + ", reinterpret_cast<const char*>(" + ptr_name(q.name) +
-                              ") + cj_o[" + st + "] + (cj_off)(cj_V * cj_lr) * (cj_off)sizeof(" + stype(q.dtype) +
-                              ") + (cj_off)(cj_V * cj_lc) * cj_l.stride[" + st + "][" + last + "], cj_l.stride[" + st + "][" + last +
-                              "], cj_r0 + cj_V * cj_lr, cj_nr, cj_c0 + cj_V * cj_lc, cj_nc, cj_lr, cj_lc);");
-          vload.push_back("const " + tv + " a_" + q.name + " = cj_t_" + q.name + "[cj_rr][cj_cv ^ ((cj_rr / cj_V) & 15)];");
-          velem.push_back(decl + g.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
-          break;
-        }
-        default:
-          if (tiles) {
-            const std::string st = std::to_string(row[ptr_name(q.name)]), tv = tile_vec(q.dtype, l.vec);
-            row_setup.push_back(tile_row(ptr_name(q.name), true));
-            vload.push_back("const " + tv + " a_" + q.name + " = cj_row_in<" + stype(q.dtype) + ", " + std::to_string(l.vec) +
-                            ", " + std::to_string(l.store_vec) + ">(" + row_ptr(ptr_name(q.name)) + ", cj_l.stride[" + st + "][" +
-                            last + "], cj_cn);");
-            velem.push_back(decl + g.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
-            break;
-          }
-          if (rows)
-            row_setup.push_back("const " + stype(q.dtype) + "* const " + row_ptr(ptr_name(q.name)) + " = &" +
-                                offset(ptr_name(q.name)) + ";");
-          load.push_back(decl + g.load_value(q.dtype, elem_ref(ptr_name(q.name), a)) + ";");
-          if (vectors) {
-            vload.push_back("const " + vec_type(q.dtype) + " a_" + q.name + " = reinterpret_cast<const " + vec_type(q.dtype) +
-                            "*>(" + vec_base(ptr_name(q.name)) + ")[cj_kv];");
-            velem.push_back(decl + g.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
-          }
-      }
-    }
-    if (g.size_used_[k]) {
-      eparams.push_back("const long long " + size_name(q.name));
-      eargs.push_back(size_name(q.name));
-    }
-  }
-  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
-    const Var& v = p.outputs[k];
-    const std::string val = out_val(v), vec = out_vec(v), ptr = out_ptr(v);
-    eparams.push_back(ctype(v.dtype) + "& " + val);
-    eargs.push_back(val);
-    load.push_back(ctype(v.dtype) + " " + val + ";");
-    if (rows) row_setup.push_back(stype(v.dtype) + "* const " + row_ptr(ptr) + " = &" + offset(ptr) + ";");
-    store.push_back(elem_ref(ptr, l.outputs[k]) + " = " + g.store_value(v.dtype, val) + ";");
-    if (tiles) {
-      row_setup.push_back(tile_row(ptr, false));
-      vload.push_back(tile_vec(v.dtype, l.vec) + " " + vec + ";");
-      velem.push_back(ctype(v.dtype) + " " + val + ";");
-      vstore_elem.push_back(vec + ".v[cj_j] = " + g.store_value(v.dtype, val) + ";");
-      vstore.push_back("cj_row_out<" + stype(v.dtype) + ", " + std::to_string(l.vec) + ", " + std::to_string(l.store_vec) + ">(" +
-                       row_ptr(ptr) + ", " + vec + ", cj_cn);");
-    } else if (vectors) {
-      vload.push_back(vec_type(v.dtype) + " " + vec + ";");
-      velem.push_back(ctype(v.dtype) + " " + val + ";");
-      vstore_elem.push_back(vec + ".v[cj_j] = " + g.store_value(v.dtype, val) + ";");
-      vstore.push_back("reinterpret_cast<" + vec_type(v.dtype) + "*>(" + vec_base(ptr) + ")[cj_kv] = " + vec + ";");
-    }
-  }
-  if (g.uses_err_) {
-    eparams.push_back("long long* cj_err");
-    eargs.push_back("cj_err");
-  }
-  std::string call = "cj_element(" + join(eargs, ", ") + ");";
-
-  // Header: the program, the operands, the layout.
-  std::vector<std::string> prog, ops;
-  {
-    std::string_view src = p.ast.source;
-    std::size_t pos = 0;
-    while (pos <= src.size()) {
-      std::size_t e = src.find('\n', pos);
-      std::string_view line = src.substr(pos, e == std::string_view::npos ? std::string_view::npos : e - pos);
-      std::string t = comment_text(line);
-      if (!t.empty()) prog.push_back("//   " + t);
-      if (e == std::string_view::npos) break;
-      pos = e + 1;
-    }
-    for (std::size_t k = 0; k < p.outputs.size(); ++k)
-      ops.push_back(fmt::format("// output {}: {}, {}{}", p.outputs[k].name, dtype_name(p.outputs[k].dtype), access_name(l.outputs[k]),
-                                p.outputs[k].input >= 0 ? " (the input updated in place)" : ""));
-    for (std::size_t k = 0; k < p.inputs.size(); ++k) {
-      const Param& q = p.inputs[k];
-      ops.push_back(fmt::format("// input {}: {}{}, {}{}", q.name, q.weak ? "weak " : "", dtype_name(q.dtype), access_name(l.inputs[k]),
-                                g.in_used_[k] || g.size_used_[k] ? "" : " (unused)"));
-    }
-  }
-  std::string layout_text = l.key_string() + " (" +
-                            (strided ? std::to_string(l.ndim) + "-d strided"
-                             : rows  ? std::to_string(l.ndim) + "-d rows, " + std::to_string(l.vec) + " per vector"
-                             : tiles ? std::to_string(l.ndim) + "-d tiles of " + std::to_string(16 * l.vec) + ", vectors of " +
-                                           std::to_string(l.load_vec) + " down a tiled column and " + std::to_string(l.store_vec) +
-                                           " along a row"
-                             : vector ? "contiguous, " + std::to_string(l.vec) + " per vector" : "contiguous") +
-                            ", " + (l.index64 ? "64" : "32") + "-bit index)";
+// The layout's unit (gpu/layouts/) fills the operands' lines and its
+// template's placeholders; the rest is the same for every layout.
+std::string generate_source(const Program& p, const KernelLayout& l, const std::string& kernel_name) {
+  check_source_names(p, kernel_name);
+  validate_layout(p, l);
+  BodyGen g(p);
+  g.run();
+  const LayoutCodegen& unit = layout_codegen(l.kind);
+  KernelParts k(p, l, [&g](DType t, const std::string& c) { return g.load_value(t, c); },
+                [&g](DType t, const std::string& c) { return g.store_value(t, c); });
+  k.uses_index = g.uses_index_;
+  for (std::size_t o = 0; o < p.outputs.size(); ++o)
+    if (has_strides(l.outputs[o]))
+      k.row[out_ptr(p.outputs[o])] = static_cast<int>(k.strided_names.size()),
+      k.strided_names.push_back(p.outputs[o].name + (p.outputs[o].input >= 0 ? " (updated)" : ""));
+  for (std::size_t i = 0; i < p.inputs.size(); ++i)
+    if (has_strides(l.inputs[i]))
+      k.row[ptr_name(p.inputs[i].name)] = static_cast<int>(k.strided_names.size()), k.strided_names.push_back(p.inputs[i].name);
+  const ElementCall call = operand_parts(g, k, unit);
 
   std::map<std::string, std::string> vars;
   vars["KERNEL_NAME"] = kernel_name;
-  vars["PROGRAM"] = join(prog, "\n");
-  vars["OPERANDS"] = join(ops, "\n");
-  vars["LAYOUT"] = layout_text;
-  std::string header = render_template(template_text("header.cu"), vars);
-  while (!header.empty() && header.back() == '\n') header.pop_back();
-
+  const std::string header = header_text(p, l, g, unit, vars);
   std::vector<std::string> helpers;
-  for (int k = 0; k < kNumGroups; ++k)
-    if (g.groups_[k]) {
-      std::string t = template_text(kGroupFile[k]);
+  for (int h = 0; h < kNumGroups; ++h)
+    if (g.groups_[h]) {
+      std::string t = template_text(kGroupFile[h]);
       while (!t.empty() && t.back() == '\n') t.pop_back();
       helpers.push_back(t);
     }
-
-  vars["ELEMENT_PARAMS"] = join(eparams, ", ");
+  vars["ELEMENT_PARAMS"] = join(call.params, ", ");
   vars["BODY"] = join(g.lines_, "\n");
   std::string element = render_template(template_text("element.cu"), vars);
   while (!element.empty() && element.back() == '\n') element.pop_back();
@@ -663,87 +581,13 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   vars["HEADER"] = header;
   vars["HELPERS"] = join(helpers, "\n\n");
   vars["ELEMENT"] = element;
-  vars["PARAMS"] = join(params, ", ");
+  vars["PARAMS"] = params_text(kernel_signature(p, l));
   vars["INDEX_T"] = l.index64 ? "unsigned long long" : "unsigned int";
-  vars["SETUP"] = join(setup, "\n");
-  vars["LOAD"] = join(load, "\n");
-  vars["CALL"] = call;
-  vars["STORE"] = join(store, "\n");
-  std::string file = "kernel_contiguous.cu";
-  if (vector) {
-    file = "kernel_vector.cu";
-    vars["VEC"] = std::to_string(l.vec);
-    vars["VINDEX"] = g.uses_index_ ? "const cj_idx cj_k = cj_kv * " + std::to_string(l.vec) + " + cj_j;" : "";
-    vars["VLOAD"] = join(vload, "\n");
-    vars["VELEM"] = join(velem, "\n");
-    vars["VSTORE_ELEM"] = join(vstore_elem, "\n");
-    vars["VSTORE"] = join(vstore, "\n");
-  } else if (rows) {
-    file = "kernel_rows.cu";
-    const int nouter = l.ndim - 1;
-    vars["VEC"] = std::to_string(l.vec);
-    vars["NOUTER"] = std::to_string(nouter);
-    vars["NSTRIDED"] = std::to_string(strided_names.size());
-    vars["OFFSET_T"] = l.index64 ? "long long" : "int";
-    vars["ROW"] = join(row_setup, "\n");
-    vars["VINDEX"] = g.uses_index_ ? "const cj_idx cj_k = cj_row * cj_inner + cj_kv * " + std::to_string(l.vec) + " + cj_j;" : "";
-    vars["INDEX"] = g.uses_index_ ? "const cj_idx cj_k = cj_row * cj_inner + cj_kc;" : "";
-    vars["VLOAD"] = join(vload, "\n");
-    vars["VELEM"] = join(velem, "\n");
-    vars["VSTORE_ELEM"] = join(vstore_elem, "\n");
-    vars["VSTORE"] = join(vstore, "\n");
-    std::string no = std::to_string(nouter),
-                srows = "[" + std::to_string(strided_names.size()) + "][" + no + "];  // bytes; rows: " + join(strided_names, ", ");
-    if (l.index64) {
-      vars["LAYOUT_FIELDS"] = "unsigned long long inner, rows;\nunsigned long long shape[" + no + "];\nlong long stride" + srows;
-      vars["DIVIDE"] = "const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];";
-    } else {
-      vars["LAYOUT_FIELDS"] = "unsigned int inner, rows;\nunsigned int shape[" + no + "];\nunsigned int magic[" + no +
-                              "];\nunsigned int shift[" + no + "];\nint stride" + srows;
-      vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
-    }
-  } else if (tiles) {
-    file = "kernel_tiles.cu";
-    vars["NDIM"] = std::to_string(l.ndim);
-    vars["NSTRIDED"] = std::to_string(strided_names.size());
-    vars["OFFSET_T"] = l.index64 ? "long long" : "int";
-    vars["V"] = std::to_string(l.vec);
-    vars["VL"] = std::to_string(l.load_vec);
-    vars["VS"] = std::to_string(l.store_vec);
-    vars["TILES"] = join(tile_decl, "\n");
-    vars["TILE_LOAD"] = join(tile_load, "\n");
-    vars["ROW"] = join(row_setup, "\n");
-    vars["VLOAD"] = join(vload, "\n");
-    vars["VELEM"] = join(velem, "\n");
-    vars["VSTORE_ELEM"] = join(vstore_elem, "\n");
-    vars["VSTORE"] = join(vstore, "\n");
-    vars["VINDEX"] = g.uses_index_ ? "const cj_idx cj_k = (cj_b * cj_nr + cj_r) * cj_nc + cj_c + cj_j;" : "";
-    std::string nd = std::to_string(l.ndim), srows = "[" + std::to_string(strided_names.size()) + "][" + nd + "];  // bytes; rows: " + join(strided_names, ", ");
-    if (l.index64) {
-      vars["LAYOUT_FIELDS"] = "unsigned long long shape[" + nd + "];\nlong long stride" + srows;
-      vars["DIVIDE"] = "const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];";
-    } else {
-      vars["LAYOUT_FIELDS"] = "unsigned int shape[" + nd + "];\nunsigned int magic[" + nd + "];\nunsigned int shift[" + nd +
-                              "];\nint stride" + srows;
-      vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
-    }
-  } else if (strided) {
-    file = "kernel_strided.cu";
-    vars["NDIM"] = std::to_string(l.ndim);
-    vars["NSTRIDED"] = std::to_string(strided_names.size());
-    vars["STRIDED_NAMES"] = join(strided_names, ", ");
-    vars["OFFSET_T"] = l.index64 ? "long long" : "int";
-    std::string nd = std::to_string(l.ndim), rows = "[" + std::to_string(strided_names.size()) + "][" + nd + "];  // bytes; rows: " + join(strided_names, ", ");
-    if (l.index64) {
-      vars["LAYOUT_FIELDS"] = "unsigned long long shape[" + nd + "];\nlong long stride" + rows;
-      vars["DIVIDE"] = "const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];";
-    } else {
-      // Division by an extent as a multiply-high and a shift (n < 2^31): see pack_layout_arg.
-      vars["LAYOUT_FIELDS"] = "unsigned int shape[" + nd + "];\nunsigned int magic[" + nd + "];\nunsigned int shift[" + nd +
-                              "];\nint stride" + rows;
-      vars["DIVIDE"] = "const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];";
-    }
-  }
+  vars["SETUP"] = join(k.setup, "\n");
+  vars["LOAD"] = join(k.load, "\n");
+  vars["CALL"] = "cj_element(" + join(call.args, ", ") + ");";
+  vars["STORE"] = join(k.store, "\n");
+  const std::string file = unit.render(k, vars);
   return render_template(template_text(file), vars);
 }
 

@@ -20,6 +20,7 @@
 #include "cache/kernel_image.hpp"
 #include "cache/key.hpp"
 #include "gpu/kernel_key.hpp"
+#include "gpu/layouts/layout_codegen.hpp"
 #include "core/scratch.hpp"
 
 namespace cujit {
@@ -112,10 +113,6 @@ struct Prepared {
 // memory without bound. Entries are never removed: the hot path hands out
 // plain pointers to them.
 constexpr std::size_t kMaxPrepared = 4096;
-
-// The y and z extents of a grid may not exceed 65535 (CUDA's limit on every
-// device); the kernels' loops cover the rest.
-constexpr std::int64_t kMaxGridY = 65535;
 
 }  // namespace
 
@@ -336,35 +333,11 @@ struct GpuProgram::Impl {
       LayoutKernel::OnDevice od = on_device(lk, device, stats);
       pr->kernel = &lk;
       pr->fn = od.fn;
-      pr->block = static_cast<unsigned>(od.block);
-      if (plan.layout.kind == KernelLayout::Kind::Tiles) {
-        // 256 threads a tile (the kernel's __launch_bounds__), a block a tile
-        // up to the grid's limit (the kernel loops over the rest).
-        const std::int64_t side = 16 * plan.layout.vec;
-        const std::int64_t batch = plan.rows * plan.inner > 0 ? plan.n / (plan.rows * plan.inner) : 0;
-        const std::int64_t tiles = batch * ((plan.rows + side - 1) / side) * ((plan.inner + side - 1) / side);
-        pr->block = 256;
-        pr->grid = static_cast<unsigned>(std::min<std::int64_t>(tiles, od.max_grid));
-      } else if (plan.layout.kind == KernelLayout::Kind::Rows) {
-        // One vector step a thread, as the contiguous layout: x threads across a
-        // row (a power of two, no more than a row's steps need), the rest of the
-        // block over rows, so short rows still fill whole warps.
-        std::int64_t block = 1;
-        while (block * 2 <= od.block) block *= 2;
-        const std::int64_t steps = (plan.inner + plan.layout.vec - 1) / plan.layout.vec;
-        std::int64_t bx = 1;
-        while (bx < steps && bx < block) bx *= 2;
-        const std::int64_t by = block / bx;
-        pr->block = static_cast<unsigned>(bx);
-        pr->block_y = static_cast<unsigned>(by);
-        pr->grid = static_cast<unsigned>(std::min<std::int64_t>((steps + bx - 1) / bx, od.max_grid));
-        pr->grid_y = static_cast<unsigned>(std::min<std::int64_t>((plan.rows + by - 1) / by, kMaxGridY));
-      } else {
-        const std::int64_t vec = plan.layout.kind == KernelLayout::Kind::Contiguous ? plan.layout.vec : 1;
-        const std::int64_t threads = (plan.n + vec - 1) / vec;
-        const std::int64_t blocks = (threads + od.block - 1) / od.block;
-        pr->grid = static_cast<unsigned>(std::min<std::int64_t>(blocks, od.max_grid));
-      }
+      const LaunchGrid g = layout_codegen(plan.layout.kind).grid(plan, od.block, od.max_grid);
+      pr->grid = g.grid;
+      pr->grid_y = g.grid_y;
+      pr->block = g.block;
+      pr->block_y = g.block_y;
     }
 
     std::unique_lock<std::shared_mutex> lock(prepared_mu);

@@ -27,27 +27,12 @@ std::string raw_cuda_id(const RawCudaKernel& k) {
   return s;
 }
 
-std::string render_raw_cuda(const RawCudaKernel& k, const Program& p, const KernelLayout& l, const std::string& kernel_name) {
-  check_source_names(p, kernel_name);
-  for (const auto& td : k.typedefs) check_name(td.first, "type placeholder");
-  const std::vector<ArgSlot> sig = kernel_signature(p, l);
-  // The planner never gives raw kernels a Rows or Tiles layout (GpuProgram passes rows = false).
-  if (l.kind == KernelLayout::Kind::Rows || l.kind == KernelLayout::Kind::Tiles)
-    fail(ErrorCode::Internal, "raw CUDA kernels have no rows or tiles layout, got {}", l.key_string());
-  const bool strided = l.kind == KernelLayout::Kind::Strided;
-  bool half = false, bf16 = false, cplx = false;
-  auto note = [&](DType t) {
-    half = half || t == DType::Float16;
-    bf16 = bf16 || t == DType::BFloat16;
-    cplx = cplx || is_complex(t);
-  };
-  for (const Param& q : p.inputs) note(q.dtype);
-  for (const Var& v : p.outputs) note(v.dtype);
-  for (const auto& td : k.typedefs) note(td.second);
-
-  // Parameters get cujit's own names (cj_a<slot>), so no user name can clash.
+namespace {
+// The kernel's parameters, each under cujit's own name (cj_a<slot>) so that no
+// user name can clash, and each operand's slot.
+std::vector<std::string> raw_params(const std::vector<ArgSlot>& sig, const std::string& kernel_name, std::vector<int>& in_slot,
+                                    std::vector<int>& out_slot) {
   std::vector<std::string> params;
-  std::vector<int> in_slot(p.inputs.size(), -1), out_slot(p.outputs.size(), -1);
   for (std::size_t s = 0; s < sig.size(); ++s) {
     const ArgSlot& a = sig[s];
     std::string n = "cj_a" + std::to_string(s);
@@ -71,6 +56,30 @@ std::string render_raw_cuda(const RawCudaKernel& k, const Program& p, const Kern
       case ArgSlot::Kind::Error: fail(ErrorCode::Internal, "raw CUDA kernel '{}' with an error slot", kernel_name);
     }
   }
+  return params;
+}
+}  // namespace
+
+std::string render_raw_cuda(const RawCudaKernel& k, const Program& p, const KernelLayout& l, const std::string& kernel_name) {
+  check_source_names(p, kernel_name);
+  for (const auto& td : k.typedefs) check_name(td.first, "type placeholder");
+  const std::vector<ArgSlot> sig = kernel_signature(p, l);
+  // The planner never gives raw kernels a Rows or Tiles layout (GpuProgram passes rows = false).
+  if (l.kind == KernelLayout::Kind::Rows || l.kind == KernelLayout::Kind::Tiles)
+    fail(ErrorCode::Internal, "raw CUDA kernels have no rows or tiles layout, got {}", l.key_string());
+  const bool strided = l.kind == KernelLayout::Kind::Strided;
+  bool half = false, bf16 = false, cplx = false;
+  auto note = [&](DType t) {
+    half = half || t == DType::Float16;
+    bf16 = bf16 || t == DType::BFloat16;
+    cplx = cplx || is_complex(t);
+  };
+  for (const Param& q : p.inputs) note(q.dtype);
+  for (const Var& v : p.outputs) note(v.dtype);
+  for (const auto& td : k.typedefs) note(td.second);
+
+  std::vector<int> in_slot(p.inputs.size(), -1), out_slot(p.outputs.size(), -1);
+  const std::vector<std::string> params = raw_params(sig, kernel_name, in_slot, out_slot);
   auto arg = [](int s) { return "cj_a" + std::to_string(s); };
 
   // Strided operands' rows in the layout argument: outputs first, then inputs.

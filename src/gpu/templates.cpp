@@ -79,7 +79,8 @@ std::string render_template_impl(const std::string& tpl, const std::map<std::str
       while (vp < value.size()) {
         std::size_t ve = value.find('\n', vp);
         std::string vl = value.substr(vp, ve == std::string::npos ? std::string::npos : ve - vp);
-        out += vl.empty() ? vl : pad + vl;
+        // Preprocessor lines (#pragma unroll) stay at column 0, as written in the templates.
+        out += vl.empty() || vl[0] == '#' ? vl : pad + vl;
         out += '\n';
         vp = ve == std::string::npos ? value.size() : ve + 1;
       }

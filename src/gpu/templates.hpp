@@ -14,7 +14,8 @@ const std::string& template_text(const std::string& file);
 std::string embedded_template(const std::string& file);
 
 // Fills {{NAME}} placeholders. A placeholder alone on its line takes that
-// line's indentation for every line of its value, and an empty value removes
+// line's indentation for every line of its value (but a preprocessor line,
+// which stays at column 0), and an empty value removes
 // the line, so multi-line snippets stay readable. fail(Internal) on an unknown one.
 std::string render_template(const std::string& tpl, const std::map<std::string, std::string>& vars);
 

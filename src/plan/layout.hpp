@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ enum class Access : std::uint8_t {
 inline bool has_strides(Access a) { return a == Access::Strided || a == Access::RowScalar || a == Access::Tiled; }
 
 struct KernelLayout {
+  // Each kind is a unit: its choice, key and checks in src/plan/layouts/, its
+  // kernel and grid in src/gpu/layouts/ (docs/architecture.md).
   enum class Kind : std::uint8_t {
     Contiguous,  // every array operand is Contig, Uniform, Value or Raw
     Strided,     // at least one operand is Strided; the Layout argument carries extents and strides
@@ -81,10 +84,15 @@ struct KernelLayout {
 
   // Stable text naming every choice above, e.g. "c.i32.v4|o:c|i:c,v,r" or
   // "s.i64.d3|o:s|i:s,u", "r.i32.v4.d2|o:s|i:b,s" or "t.i32.v4.l4.s2.d2|o:s|i:t"; part of the kernel cache key.
+  // Each layout's fields come from its unit (src/plan/layouts/).
   std::string key_string() const;
   bool operator==(const KernelLayout& o) const;
   bool operator!=(const KernelLayout& o) const { return !(*this == o); }
 };
+
+// The inverse of KernelLayout::key_string() (jitcache precompile's layouts):
+// nullopt unless `key` is a key as key_string() spells it.
+std::optional<KernelLayout> parse_layout_key(const std::string& key);
 
 // Contiguous layout: weak inputs by Value, raw ones Raw, every other operand Contig.
 KernelLayout contiguous_layout(const Program& p, int vec = 1, bool index64 = false);

@@ -656,3 +656,25 @@ TEST_CASE("plan_launch: mismatches are the evaluator's errors", "[codegen]") {
   CHECK(code({view(DType::Int32, {3}), view(DType::Int32, {3}), r}, {view(DType::Int32, {3})}) == "ok");
 }
 
+
+// The layouts that paste templates/index.cuh (rows over the outer dimensions,
+// tiles over the batch) with every kind of operand they reach, i and n, 32- and 64-bit.
+TEST_CASE("codegen golden: rows layout, a per-row input, an in-place output, i", "[codegen]") {
+  Program p = compile_program("x += y * i\nz = y - x", {in("x", DType::Float32), in("y", DType::Float32)});
+  KernelLayout l = rows_layout(p, 3, 4);
+  l.inputs[1] = Access::RowScalar;
+  check_golden("rows_rowscalar_inplace3", generate_source(p, l, "cujit_rows"));
+  KernelLayout w = rows_layout(p, 2, 2, true);
+  check_golden("rows_inplace2_i64", generate_source(p, w, "cujit_rows64"));
+}
+
+TEST_CASE("codegen golden: tiles layout, a tiled and a strided input, a batch, n", "[codegen]") {
+  Program p = compile_program("out = a + b * n", {in("a", DType::Float16), in("b", DType::Float32)});
+  KernelLayout l = tiles_layout(p, 3, 2);
+  l.inputs[1] = Access::Strided;
+  l.load_vec = 1;
+  check_golden("tiles_batch3_f16", generate_source(p, l, "cujit_tiles"));
+  KernelLayout w = tiles_layout(p, 4, 4, true);
+  w.store_vec = 2;
+  check_golden("tiles_batch4_i64", generate_source(p, w, "cujit_tiles64"));
+}
