@@ -113,7 +113,8 @@ NamedArrays run_pipeline(std::string_view source, const std::vector<NamedArg>& i
   // The output shape when no array input gives one: the option, else the
   // first raw input's (so `out = x[n - 1 - i]` reverses x).
   std::optional<Shape> shape = options.shape;
-  if (!shape) {
+  // A program with reductions has a shape per output (src/plan/reduce_plan.hpp).
+  if (!shape && !p.has_reductions) {
     std::vector<ArrayView> views;
     for (const Input& in : given) views.push_back(in.view);
     if (broadcast_shape(p, views.data()).ndim == 0)
@@ -129,7 +130,7 @@ NamedArrays run_pipeline(std::string_view source, const std::vector<NamedArg>& i
   bool any_inout = false;
   for (const Var& v : p.outputs)
     if (v.input >= 0) inout[static_cast<std::size_t>(v.input)] = any_inout = true;
-  if (any_inout) {
+  if (any_inout && !p.has_reductions) {  // with reductions: each pass checks its own
     std::vector<ArrayView> views, outs;
     for (const Input& in : given) views.push_back(in.view);
     ArrayView fresh;  // the other outputs are new arrays: nothing overlaps them

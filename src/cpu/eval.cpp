@@ -29,6 +29,7 @@
 #include "cpu/eval_loops.hpp"
 #include "fail.hpp"
 #include "cpu/ops_host.hpp"
+#include "cpu/reduce.hpp"
 #include "scalar.hpp"
 #include "cpu/thread_pool.hpp"
 
@@ -625,6 +626,7 @@ struct Frame {
 
 std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>& inputs, const Shape* given,
                                      const CpuOptions& options) {
+  if (p.has_reductions) return evaluate_reductions(p, inputs, given, options);
   if (inputs.size() != p.inputs.size())
     fail(ErrorCode::Usage, "the program has {} parameters but {} inputs were given", p.inputs.size(), inputs.size());
   // NumPy broadcasting over the array inputs (not weak scalars, not raw arrays).

@@ -458,6 +458,9 @@ void check_source_names(const Program& p, const std::string& kernel_name) {
 }
 
 std::string generate_source(const Program& p, const KernelLayout& l, const std::string& kernel_name) {
+  if (p.has_reductions)
+    fail(ErrorCode::Usage, "reductions (sum, mean, max, ...) run on the CPU evaluator so far: evaluate on host "
+                           "arrays, or with jitrun --device cpu");
   check_source_names(p, kernel_name);
   validate_layout(p, l);
   BodyGen g(p);

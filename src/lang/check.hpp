@@ -40,6 +40,7 @@ struct Program {
   std::vector<Var> locals;
   std::vector<Var> outputs;  // in order of first assignment; in/out parameters too (Var::input)
   bool uses_index = false;   // `i` or `n` appears
+  bool has_reductions = false;  // a reduction appears (then src/plan/reduce_plan.hpp splits it into passes)
 };
 
 // Which targets are outputs: with Outputs::Exact, the declared ones alone (an

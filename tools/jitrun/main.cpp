@@ -64,6 +64,7 @@ std::string summary(const std::string& name, const Array& a) {
   std::string s = fmt::format("{}: {} {}", name, dtype_name(a.dtype()), to_string(a.shape()));
   std::int64_t n = a.size();
   if (n == 0) return s + "  (empty)";
+  if (a.shape().ndim == 0) return s + " = " + format_array(a.view());  // a reduction's scalar: its value
   auto at = [&](std::int64_t k) -> std::complex<double> {
     const unsigned char* p = static_cast<const unsigned char*>(a.data()) + static_cast<std::size_t>(k) * dtype_size(a.dtype());
     using namespace scalar;

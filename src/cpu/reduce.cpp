@@ -1,0 +1,432 @@
+#include "cpu/reduce.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "api/array.hpp"
+#include "cpu/thread_pool.hpp"
+#include "fail.hpp"
+#include "scalar.hpp"
+
+namespace cujit {
+
+namespace {
+
+using namespace scalar;
+using plan::ReduceStep;
+
+constexpr std::int64_t kLeaf = 128;         // NumPy's pairwise block: 8 lanes of 16
+constexpr std::int64_t kSegment = 1 << 16;  // elements behind one partial; fixed, so the order is the shape's alone
+
+// ---- where the reduced elements are ----
+
+// The map's dims split into kept ones (which result element) and reduced ones
+// (the elements reduced into it, in C order), each list with extent-1 dims
+// dropped and contiguous neighbours merged.
+struct Geometry {
+  const unsigned char* base = nullptr;
+  int nk = 0, nr = 0;
+  std::int64_t kext[kMaxDims] = {}, kstride[kMaxDims] = {};
+  std::int64_t rext[kMaxDims] = {}, rstride[kMaxDims] = {};
+  std::int64_t outputs = 1, count = 1;
+  std::size_t item = 1;
+
+  static void add(int& n, std::int64_t* ext, std::int64_t* stride, std::int64_t e, std::int64_t s) {
+    if (e == 1) return;
+    if (n > 0 && stride[n - 1] == s * e) {
+      ext[n - 1] *= e;
+      stride[n - 1] = s;
+      return;
+    }
+    ext[n] = e;
+    stride[n] = s;
+    ++n;
+  }
+
+  Geometry(const ArrayView& x, const ReduceStep& st) {
+    base = static_cast<const unsigned char*>(x.data);
+    item = dtype_size(x.dtype);
+    for (int d = 0; d < x.shape.ndim; ++d) {
+      const bool reduced = std::binary_search(st.axes.begin(), st.axes.end(), d);
+      if (reduced) {
+        add(nr, rext, rstride, x.shape[d], x.strides[d]);
+        count *= x.shape[d];
+      } else {
+        add(nk, kext, kstride, x.shape[d], x.strides[d]);
+        outputs *= x.shape[d];
+      }
+    }
+  }
+
+  std::int64_t output_offset(std::int64_t o) const {
+    std::int64_t off = 0;
+    for (int d = nk - 1; d >= 0; --d) {
+      off += (o % kext[d]) * kstride[d];
+      o /= kext[d];
+    }
+    return off;
+  }
+};
+
+// Copies reduced elements [r, r + n) of one result, n <= kLeaf, into `buf`.
+void gather(const Geometry& g, const unsigned char* start, std::int64_t r, std::int64_t n, unsigned char* buf) {
+  const std::size_t item = g.item;
+  if (g.nr == 0) {  // nothing reduced: the one element
+    std::memcpy(buf, start, item);
+    return;
+  }
+  std::int64_t idx[kMaxDims], off = 0, flat = r;
+  const int last = g.nr - 1;
+  for (int d = last; d >= 0; --d) {
+    idx[d] = flat % g.rext[d];
+    flat /= g.rext[d];
+    off += idx[d] * g.rstride[d];
+  }
+  const std::int64_t step = g.rstride[last];
+  for (std::int64_t k = 0; k < n;) {
+    const std::int64_t run = std::min(n - k, g.rext[last] - idx[last]);
+    const unsigned char* src = start + off;
+    if (step == static_cast<std::int64_t>(item)) {
+      std::memcpy(buf + k * static_cast<std::int64_t>(item), src, static_cast<std::size_t>(run) * item);
+    } else {
+      for (std::int64_t q = 0; q < run; ++q) std::memcpy(buf + (k + q) * static_cast<std::int64_t>(item), src + q * step, item);
+    }
+    k += run;
+    idx[last] += run;
+    off += run * step;
+    if (idx[last] == g.rext[last]) {
+      off -= g.rext[last] * step;
+      idx[last] = 0;
+      for (int d = last - 1; d >= 0; --d) {
+        off += g.rstride[d];
+        if (++idx[d] < g.rext[d]) break;
+        off -= g.rext[d] * g.rstride[d];
+        idx[d] = 0;
+      }
+    }
+  }
+}
+
+// ---- values ----
+
+template <class T> bool isnan_v(const T& v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else if constexpr (is_cplx_v<T>) return std::isnan(v.real()) || std::isnan(v.imag());
+  else return false;
+}
+// The value an element stands for, for comparisons: 16-bit floats as float.
+template <class T> auto value_of(const T& v) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BF16>) return cast<float>(v);
+  else return v;
+}
+template <class T> bool less(const T& a, const T& b) {
+  if constexpr (is_cplx_v<T>) return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  else return a < b;
+}
+template <class T> struct real_of { using type = T; };
+template <class T> struct real_of<std::complex<T>> { using type = T; };
+
+// Pairwise over `n` partials (the same tree as the elements').
+template <class P, class C> P tree(const P* p, std::int64_t n, const C& combine) {
+  if (n == 1) return p[0];
+  const std::int64_t h = n / 2;
+  return combine(tree(p, h, combine), tree(p + h, n - h, combine));
+}
+
+// Runs `leaf(o, r, n)` -> P over every result o and its elements, cut into
+// leaves inside fixed segments; combines pairwise. Returns one P per result.
+template <class P, class Leaf, class Combine>
+std::vector<P> reduce_all(const Geometry& g, const Leaf& leaf, const Combine& combine, P identity, int threads) {
+  const std::int64_t nseg = std::max<std::int64_t>(1, (g.count + kSegment - 1) / kSegment);
+  const std::int64_t items = g.outputs * nseg;
+  std::vector<P> part(static_cast<std::size_t>(items), identity);
+  // A segment's elements, leaves of kLeaf combined pairwise.
+  auto segment = [&](std::int64_t o, std::int64_t lo, std::int64_t hi) {
+    auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> P {
+      if (b - a <= kLeaf) return leaf(o, a, b - a);
+      std::int64_t mid = a + (b - a) / 2;
+      mid -= (mid - a) % kLeaf;
+      return combine(self(self, a, mid), self(self, mid, b));
+    };
+    return hi > lo ? rec(rec, lo, hi) : identity;
+  };
+  const std::int64_t per_task = std::max<std::int64_t>(1, kSegment / std::max<std::int64_t>(1, std::min(g.count, kSegment)));
+  const std::int64_t tasks = (items + per_task - 1) / per_task;
+  if (threads <= 0) threads = cpu_threads();
+  parallel_tasks(tasks, threads, [&](int, std::int64_t t) {
+    const std::int64_t end = std::min(items, (t + 1) * per_task);
+    for (std::int64_t it = t * per_task; it < end; ++it) {
+      const std::int64_t o = it / nseg, s = it % nseg;
+      part[static_cast<std::size_t>(it)] = segment(o, s * kSegment, std::min(g.count, (s + 1) * kSegment));
+    }
+  });
+  if (nseg == 1) return part;
+  std::vector<P> out(static_cast<std::size_t>(g.outputs));
+  for (std::int64_t o = 0; o < g.outputs; ++o) out[static_cast<std::size_t>(o)] = tree(&part[static_cast<std::size_t>(o * nseg)], nseg, combine);
+  return out;
+}
+
+// Writes value v (any host type) as element o of `out`.
+template <class V> void store(HostArray& out, std::int64_t o, const V& v) {
+  visit(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T x = cast<T>(v);
+    std::memcpy(static_cast<unsigned char*>(out.data()) + o * static_cast<std::int64_t>(sizeof(T)), &x, sizeof(T));
+  });
+}
+
+// NumPy's error for a reduction with no identity over no elements.
+std::string empty_message(const ReduceStep& st) {
+  switch (st.what) {
+    case Reduce::Min: return std::string("zero-size array to reduction operation ") + (st.nan_ignoring ? "fmin" : "minimum") + " which has no identity";
+    case Reduce::Max: return std::string("zero-size array to reduction operation ") + (st.nan_ignoring ? "fmax" : "maximum") + " which has no identity";
+    case Reduce::ArgMin: return "attempt to get argmin of an empty sequence";
+    default: return "attempt to get argmax of an empty sequence";
+  }
+}
+
+// ---- sums, products, means, variances ----
+
+// Accumulates in 64-bit integers whatever integer or bool dtype NumPy names:
+// wrapping sums and products agree modulo 2^k, and the result converts once.
+DType wide(DType acc) {
+  if (is_bool(acc) || is_signed_int(acc)) return DType::Int64;
+  if (is_integer(acc)) return DType::UInt64;
+  return acc;
+}
+
+template <class Acc> struct Moments {
+  Acc sum{};
+  std::int64_t cnt = 0;
+};
+
+template <class In, class Acc>
+void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
+  using R = typename real_of<Acc>::type;
+  const bool nan = st.nan_ignoring && (std::is_floating_point_v<R>);
+  const Acc zero{};  // +0, as NumPy's sum([-0.0])
+  auto load = [&](std::int64_t o, std::int64_t r, std::int64_t n, Acc* v, bool* present) {
+    alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+    gather(g, g.base + g.output_offset(o), r, n, buf);
+    const In* x = reinterpret_cast<const In*>(buf);
+    for (std::int64_t k = 0; k < n; ++k) {
+      v[k] = cast<Acc>(x[k]);
+      present[k] = !(nan && isnan_v(v[k]));
+    }
+  };
+  // NumPy's pairwise leaf: 8 lanes, then ((0+1)+(2+3))+((4+5)+(6+7)).
+  auto lanes = [&](const Acc* v, std::int64_t n) {
+    if (n < 8) {
+      Acc s = zero;
+      for (std::int64_t k = 0; k < n; ++k) s += v[k];
+      return s;
+    }
+    Acc l[8];
+    for (int j = 0; j < 8; ++j) l[j] = v[j];
+    std::int64_t k = 8;
+    for (; k + 8 <= n; k += 8)
+      for (int j = 0; j < 8; ++j) l[j] += v[k + j];
+    Acc s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    for (; k < n; ++k) s += v[k];
+    return s;
+  };
+  using M = Moments<Acc>;
+  auto add = [](const M& a, const M& b) { return M{a.sum + b.sum, a.cnt + b.cnt}; };
+  const std::int64_t outputs = g.outputs;
+  if (st.what == Reduce::Prod) {
+    auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+      Acc v[kLeaf];
+      bool present[kLeaf];
+      load(o, r, n, v, present);
+      Acc p = Acc(1);
+      for (std::int64_t k = 0; k < n; ++k)
+        if (present[k]) p *= v[k];
+      return p;
+    };
+    auto parts = reduce_all<Acc>(g, leaf, [](Acc a, Acc b) { return a * b; }, Acc(1), threads);
+    for (std::int64_t o = 0; o < outputs; ++o) store(out, o, parts[static_cast<std::size_t>(o)]);
+    return;
+  }
+  auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+    Acc v[kLeaf];
+    bool present[kLeaf];
+    load(o, r, n, v, present);
+    std::int64_t c = n;
+    if (nan)
+      for (std::int64_t k = 0; k < n; ++k)
+        if (!present[k]) v[k] = Acc(0), --c;
+    return M{lanes(v, n), c};
+  };
+  auto sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads);
+  if (st.what == Reduce::Sum) {
+    for (std::int64_t o = 0; o < outputs; ++o) {
+      store(out, o, sums[static_cast<std::size_t>(o)].sum);
+    }
+    return;
+  }
+  // mean = sum / count, as NumPy's (true division, also for an integer dtype=).
+  auto mean_of = [](const M& m) {
+    if constexpr (std::is_integral_v<Acc>) return static_cast<double>(m.sum) / static_cast<double>(m.cnt);
+    else return m.sum / static_cast<R>(m.cnt);
+  };
+  if (st.what == Reduce::Mean) {
+    for (std::int64_t o = 0; o < outputs; ++o) store(out, o, mean_of(sums[static_cast<std::size_t>(o)]));
+    return;
+  }
+  if constexpr (!std::is_integral_v<Acc>) {
+    // var/std: the mean first, then the squared deviations' sum (NumPy's two passes).
+    std::vector<Acc> mean(static_cast<std::size_t>(outputs));
+    for (std::int64_t o = 0; o < outputs; ++o) mean[static_cast<std::size_t>(o)] = mean_of(sums[static_cast<std::size_t>(o)]);
+    using MR = Moments<R>;
+    auto dev = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+      Acc v[kLeaf];
+      bool present[kLeaf];
+      load(o, r, n, v, present);
+      R d[kLeaf];
+      const Acc m = mean[static_cast<std::size_t>(o)];
+      for (std::int64_t k = 0; k < n; ++k) {
+        const Acc x = v[k] - m;
+        if constexpr (is_cplx_v<Acc>) d[k] = x.real() * x.real() + x.imag() * x.imag();
+        else d[k] = x * x;
+        if (!present[k]) d[k] = R(0);
+      }
+      R s = R(0);
+      if (n < 8) {
+        for (std::int64_t k = 0; k < n; ++k) s += d[k];
+      } else {
+        R l[8];
+        for (int j = 0; j < 8; ++j) l[j] = d[j];
+        std::int64_t k = 8;
+        for (; k + 8 <= n; k += 8)
+          for (int j = 0; j < 8; ++j) l[j] += d[k + j];
+        s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+        for (; k < n; ++k) s += d[k];
+      }
+      return MR{s, 0};
+    };
+    auto sq = reduce_all<MR>(g, dev, [](const MR& a, const MR& b) { return MR{a.sum + b.sum, 0}; }, MR{R(0), 0}, threads);
+    for (std::int64_t o = 0; o < outputs; ++o) {
+      const double cnt = static_cast<double>(sums[static_cast<std::size_t>(o)].cnt);
+      double dof = cnt - st.ddof;
+      // NumPy's var divides by max(n - ddof, 0); its nanvar gives NaN where n - ddof <= 0.
+      R var;
+      if (nan && dof <= 0) var = std::numeric_limits<R>::quiet_NaN();
+      else var = sq[static_cast<std::size_t>(o)].sum / static_cast<R>(std::max(dof, 0.0));
+      store(out, o, st.what == Reduce::Std ? std::sqrt(var) : var);
+    }
+  }
+}
+
+template <class In> void arithmetic_for(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
+  switch (wide(st.acc)) {
+    case DType::Int64: return arithmetic<In, std::int64_t>(g, st, out, threads);
+    case DType::UInt64: return arithmetic<In, std::uint64_t>(g, st, out, threads);
+    case DType::Float32: return arithmetic<In, float>(g, st, out, threads);
+    case DType::Float64: return arithmetic<In, double>(g, st, out, threads);
+    case DType::Complex64: return arithmetic<In, std::complex<float>>(g, st, out, threads);
+    case DType::Complex128: return arithmetic<In, std::complex<double>>(g, st, out, threads);
+    default: fail(ErrorCode::Internal, "CPU reduction: no accumulator {}", dtype_name(st.acc));
+  }
+}
+
+// ---- min, max, argmin, argmax ----
+
+template <class V> struct Best {
+  V v{};
+  std::int64_t idx = -1;  // -1: no element (yet)
+};
+
+template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
+  using V = decltype(value_of(In{}));
+  const bool is_max = st.what == Reduce::Max || st.what == Reduce::ArgMax;
+  const bool nan_ignoring = st.nan_ignoring;
+  using B = Best<V>;
+  // Whether b replaces a (a holds the lower indices): NaN wins and stays
+  // (NumPy's min/max propagate it; the first NaN is argmin's answer); a
+  // NaN-ignoring version never takes one; ties keep the first.
+  auto better = [=](const B& a, const B& b) {
+    if (b.idx < 0) return false;
+    if (a.idx < 0) return true;
+    if (isnan_v(a.v)) return false;
+    if (isnan_v(b.v)) return true;
+    return is_max ? less(a.v, b.v) : less(b.v, a.v);
+  };
+  auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+    alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+    gather(g, g.base + g.output_offset(o), r, n, buf);
+    const In* x = reinterpret_cast<const In*>(buf);
+    B best;
+    for (std::int64_t k = 0; k < n; ++k) {
+      B c{value_of(x[k]), r + k};
+      if (nan_ignoring && isnan_v(c.v)) continue;
+      if (better(best, c)) best = c;
+    }
+    return best;
+  };
+  auto parts = reduce_all<B>(g, leaf, [&](const B& a, const B& b) { return better(a, b) ? b : a; }, B{}, threads);
+  const bool arg = st.what == Reduce::ArgMin || st.what == Reduce::ArgMax;
+  for (std::int64_t o = 0; o < g.outputs; ++o) {
+    const B& b = parts[static_cast<std::size_t>(o)];
+    if (arg) {
+      if (b.idx < 0) fail(ErrorCode::Data, "All-NaN slice encountered");
+      store(out, o, b.idx);
+    } else if (b.idx < 0) {  // nanmin/nanmax of NaNs alone: NaN, as NumPy's (which warns)
+      store(out, o, std::numeric_limits<double>::quiet_NaN());
+    } else {
+      store(out, o, b.v);
+    }
+  }
+}
+
+template <class In> void logical(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
+  const bool all = st.what == Reduce::All;
+  auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+    alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+    gather(g, g.base + g.output_offset(o), r, n, buf);
+    const In* x = reinterpret_cast<const In*>(buf);
+    bool acc = all;
+    for (std::int64_t k = 0; k < n; ++k) {
+      const bool t = cast<bool>(x[k]);
+      acc = all ? (acc && t) : (acc || t);
+    }
+    return acc;
+  };
+  auto parts = reduce_all<char>(
+      g, [&](std::int64_t o, std::int64_t r, std::int64_t n) { return static_cast<char>(leaf(o, r, n)); },
+      [all](char a, char b) { return static_cast<char>(all ? (a && b) : (a || b)); }, static_cast<char>(all), threads);
+  for (std::int64_t o = 0; o < g.outputs; ++o) store(out, o, static_cast<bool>(parts[static_cast<std::size_t>(o)]));
+}
+
+}  // namespace
+
+HostArray reduce_host(const ArrayView& x, const ReduceStep& st, int threads) {
+  if (x.dtype != st.in || x.shape != st.map_shape)
+    fail(ErrorCode::Internal, "CPU reduction: a {} {} map where the plan has {} {}", dtype_name(x.dtype),
+         to_string(x.shape), dtype_name(st.in), to_string(st.map_shape));
+  HostArray out(st.out, st.out_shape);
+  const Geometry g(x, st);
+  // As NumPy: no elements to reduce is an error even where no result has any.
+  const bool no_identity = st.what == Reduce::Min || st.what == Reduce::Max || st.what == Reduce::ArgMin || st.what == Reduce::ArgMax;
+  if (g.count == 0 && no_identity) fail(ErrorCode::Data, empty_message(st));
+  if (g.outputs == 0) return out;
+  visit(st.in, [&](auto tag) {
+    using In = decltype(tag);
+    switch (st.what) {
+      case Reduce::Min:
+      case Reduce::Max:
+      case Reduce::ArgMin:
+      case Reduce::ArgMax: return extremum<In>(g, st, out, threads);
+      case Reduce::Any:
+      case Reduce::All: return logical<In>(g, st, out, threads);
+      default: return arithmetic_for<In>(g, st, out, threads);
+    }
+  });
+  return out;
+}
+
+}  // namespace cujit
