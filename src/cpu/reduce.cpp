@@ -112,6 +112,16 @@ void gather(const Geometry& g, const unsigned char* start, std::int64_t r, std::
   }
 }
 
+// Reduced elements [r, r + n) of result o (n <= kLeaf): where they are when
+// they lie in one contiguous run (the common case: no copy), else gathered into `buf`.
+template <class In> const In* elements(const Geometry& g, std::int64_t o, std::int64_t r, std::int64_t n, unsigned char* buf) {
+  const unsigned char* start = g.base + g.output_offset(o);
+  if (g.nr == 1 && g.rstride[0] == static_cast<std::int64_t>(sizeof(In)))
+    return reinterpret_cast<const In*>(start + r * static_cast<std::int64_t>(sizeof(In)));
+  gather(g, start, r, n, buf);
+  return reinterpret_cast<const In*>(buf);
+}
+
 // ---- values ----
 
 template <class T> bool isnan_v(const T& v) {
@@ -149,9 +159,10 @@ std::vector<P> reduce_all(const Geometry& g, const Leaf& leaf, const Combine& co
   auto segment = [&](std::int64_t o, std::int64_t lo, std::int64_t hi) {
     auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> P {
       if (b - a <= kLeaf) return leaf(o, a, b - a);
-      std::int64_t mid = a + (b - a) / 2;
-      mid -= (mid - a) % kLeaf;
-      return combine(self(self, a, mid), self(self, mid, b));
+      // Halves on a leaf boundary (NumPy's pairwise sum splits on its 8 lanes likewise).
+      std::int64_t h = (b - a) / 2;
+      h = std::max(kLeaf, h - h % kLeaf);
+      return combine(self(self, a, a + h), self(self, a + h, b));
     };
     return hi > lo ? rec(rec, lo, hi) : identity;
   };
@@ -212,8 +223,7 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
   const Acc zero{};  // +0, as NumPy's sum([-0.0])
   auto load = [&](std::int64_t o, std::int64_t r, std::int64_t n, Acc* v, bool* present) {
     alignas(64) unsigned char buf[kLeaf * sizeof(In)];
-    gather(g, g.base + g.output_offset(o), r, n, buf);
-    const In* x = reinterpret_cast<const In*>(buf);
+    const In* x = elements<In>(g, o, r, n, buf);
     for (std::int64_t k = 0; k < n; ++k) {
       v[k] = cast<Acc>(x[k]);
       present[k] = !(nan && isnan_v(v[k]));
@@ -253,13 +263,20 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
     return;
   }
   auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+    if (!nan) {  // the common case: no copy, the conversion inside the 8 lanes
+      alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+      const In* x = elements<In>(g, o, r, n, buf);
+      if constexpr (std::is_same_v<In, Acc>) return M{lanes(x, n), n};
+      Acc v[kLeaf];
+      for (std::int64_t k = 0; k < n; ++k) v[k] = cast<Acc>(x[k]);
+      return M{lanes(v, n), n};
+    }
     Acc v[kLeaf];
     bool present[kLeaf];
     load(o, r, n, v, present);
     std::int64_t c = n;
-    if (nan)
-      for (std::int64_t k = 0; k < n; ++k)
-        if (!present[k]) v[k] = Acc(0), --c;
+    for (std::int64_t k = 0; k < n; ++k)
+      if (!present[k]) v[k] = Acc(0), --c;
     return M{lanes(v, n), c};
   };
   auto sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads);
@@ -272,7 +289,14 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
   // mean = sum / count, as NumPy's (true division, also for an integer dtype=).
   auto mean_of = [](const M& m) {
     if constexpr (std::is_integral_v<Acc>) return static_cast<double>(m.sum) / static_cast<double>(m.cnt);
-    else return m.sum / static_cast<R>(m.cnt);
+    else if constexpr (is_cplx_v<Acc>) {
+      // NumPy divides by the count as a complex number (Smith's algorithm with a zero imaginary
+      // part), which spreads a NaN or an infinity of either part to both.
+      const R c = static_cast<R>(m.cnt), re = m.sum.real(), im = m.sum.imag();
+      return Acc((re + im * R(0)) / c, (im - re * R(0)) / c);
+    } else {
+      return m.sum / static_cast<R>(m.cnt);
+    }
   };
   if (st.what == Reduce::Mean) {
     for (std::int64_t o = 0; o < outputs; ++o) store(out, o, mean_of(sums[static_cast<std::size_t>(o)]));
@@ -358,8 +382,7 @@ template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostA
   };
   auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
     alignas(64) unsigned char buf[kLeaf * sizeof(In)];
-    gather(g, g.base + g.output_offset(o), r, n, buf);
-    const In* x = reinterpret_cast<const In*>(buf);
+    const In* x = elements<In>(g, o, r, n, buf);
     B best;
     for (std::int64_t k = 0; k < n; ++k) {
       B c{value_of(x[k]), r + k};
@@ -387,8 +410,7 @@ template <class In> void logical(const Geometry& g, const ReduceStep& st, HostAr
   const bool all = st.what == Reduce::All;
   auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
     alignas(64) unsigned char buf[kLeaf * sizeof(In)];
-    gather(g, g.base + g.output_offset(o), r, n, buf);
-    const In* x = reinterpret_cast<const In*>(buf);
+    const In* x = elements<In>(g, o, r, n, buf);
     bool acc = all;
     for (std::int64_t k = 0; k < n; ++k) {
       const bool t = cast<bool>(x[k]);

@@ -48,6 +48,8 @@ PATTERNS = [
     ((130, 3), 0, False),  # more than one leaf of 128 per result
 ]
 
+# The pattern with more than one leaf per result, for the dtypes whose accumulation differs.
+LONG_DTYPES = {"bool", "int8", "uint64", "float16", "bfloat16", "float32", "float64", "complex64"}
 FLOATS = {"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}
 # ulps for floating results of sums, means, variances and products: the order of accumulation
 # differs from NumPy's; the data below is well conditioned (|x| in [0.5, 2), few signs).
@@ -240,7 +242,23 @@ def one(w, rng, op, dt, pi, shape, axis, keepdims, nan=False, extra=""):
     r = np.asarray(r)
     want = result_dtype(op, dt, dtype_arg)
     assert r.dtype == want, (cid, r.dtype, want)
-    w.case(cid + extra.replace(", ", ".").replace("=", ""), prog, [("x", a)], [("out", r, tol_for(op, r.dtype))])
+    tol = tol_for(op, r.dtype)
+    base = op[3:] if op.startswith("nan") else op
+    if tol and base in ("sum", "mean") and r.size:
+        # Under cancellation the error is relative to sum(|x|), not to the result: scale the ulps
+        # by the condition number sum(|x|) / |sum(x)| of the worst result.
+        mag = np.abs(a.astype(np.complex128) if a.dtype.kind == "c" else a.astype(np.float64))
+        mag = np.where(np.isnan(mag), 0, mag)
+        absum = np.sum(mag, axis=axis, keepdims=keepdims)
+        if base == "mean":
+            absum = absum / max(1, a.size // max(1, r.size))
+        rc = r.astype(np.complex128)
+        res = np.maximum(np.nan_to_num(np.abs(rc.real), nan=0.0), np.nan_to_num(np.abs(rc.imag), nan=0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cond = np.where(res > 0, absum / np.where(res > 0, res, 1), 1.0)
+        cond = np.nan_to_num(cond, nan=1.0, posinf=1.0)
+        tol = int(min(1 << 20, np.ceil(tol * max(1.0, float(np.max(cond))))))
+    w.case(cid + extra.replace(", ", ".").replace("=", ""), prog, [("x", a)], [("out", r, tol)])
 
 
 def main():
@@ -252,6 +270,8 @@ def main():
                 continue
             for pi, (shape, axis, keepdims) in enumerate(PATTERNS):
                 if op in ("argmin", "argmax", "nanargmin", "nanargmax") and isinstance(axis, tuple):
+                    continue
+                if shape == (130, 3) and dt not in LONG_DTYPES:
                     continue
                 one(w, rng, op, dt, pi, shape, axis, keepdims)
                 if dt in FLOATS and shape in ((7,), (3, 4), (2, 3, 4)):
@@ -282,8 +302,8 @@ def main():
          lambda: [("z", (x - x.mean(axis=1, keepdims=True)) / x.std(axis=1, keepdims=True))]),
         ("fused.nested", "out = sum(x - mean(x))", lambda: [("out", np.sum(x - np.mean(x)))]),
         ("fused.shapes", "s = sum(x, axis=0); m = max(y); d = x - y", lambda: [("s", x.sum(axis=0)), ("m", np.max(y)), ("d", x - y)]),
-        ("fused.local", "t = x*y; s = sum(t); out = t / s", lambda: [("s", np.sum(x * y)), ("out", (x * y) / np.sum(x * y))]),
-        ("fused.softmax", "e = exp(x - max(x, axis=1, keepdims=true)); out = e / sum(e, axis=1, keepdims=true)",
+        ("fused.local", "t = x*y; s = sum(t); out = t / s", lambda: [("out", (x * y) / np.sum(x * y))]),
+        ("fused.softmax", "ex = exp(x - max(x, axis=1, keepdims=true)); out = ex / sum(ex, axis=1, keepdims=true)",
          lambda: [("out", np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True))]),
         ("fused.norm", "out = sqrt(sum(x*x, axis=-1))", lambda: [("out", np.sqrt(np.sum(x * x, axis=-1)))]),
         ("fused.count", "out = sum(x > 1)", lambda: [("out", np.sum(x > 1))]),

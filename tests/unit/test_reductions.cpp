@@ -295,7 +295,7 @@ TEST_CASE("an input updated in place by its own reduction reads its old values",
 TEST_CASE("the reduction plan: passes, shapes and reads", "[reduction]") {
   const std::vector<Param> params = {{"x", DType::Float32}, {"y", DType::Float32}};
   Program p = compile_program(
-      "z = (x - mean(x, axis=1, keepdims=true)) / std(x, axis=1, keepdims=true); s = sum(x*y); t = x / s", params);
+      "z = (x - mean(x, axis=1, keepdims=true)) / std(x, axis=1, keepdims=true); s = sum(x*y); t = x - y", params);
   auto rp = plan::plan_reductions(p, {Shape{8, 5}, Shape{5}});
   REQUIRE(rp.reductions.size() == 3);
   CHECK(rp.reductions[0].what == Reduce::Mean);
@@ -308,12 +308,17 @@ TEST_CASE("the reduction plan: passes, shapes and reads", "[reduction]") {
   REQUIRE(rp.elementwise.size() == 2);
   CHECK(rp.elementwise[0].shape == Shape{8, 5});
   CHECK(rp.elementwise[0].outputs == std::vector<int>{0, 2});
-  CHECK(rp.elementwise[0].reads == std::vector<int>{0, 1, 2});
+  CHECK(rp.elementwise[0].reads == std::vector<int>{0, 1});
   CHECK(rp.elementwise[1].shape == Shape{});
   CHECK(rp.elementwise[1].outputs == std::vector<int>{1});
+  CHECK(rp.elementwise[1].reads == std::vector<int>{2});
   auto d = plan::derive_elementwise(p, rp, 0);
-  CHECK(d.inputs == std::vector<int>{0, -1, -2, -3});
-  CHECK(d.program->inputs[1].name == "_r0");
+  CHECK(d.inputs == std::vector<int>{0, 1, -1, -2});
+  CHECK(d.program->inputs[2].name == "_r0");
+  auto m = plan::derive_map(p, rp, 2);
+  CHECK(m.inputs == std::vector<int>{0, 1});
+  REQUIRE(m.program->outputs.size() == 1);
+  CHECK(m.program->outputs[0].name == "_map");
   CHECK(!d.program->has_reductions);
 }
 
