@@ -645,7 +645,7 @@ class Checker {
       if (kw.name == "axis") axis_keyword(e, b, kw, *args);
       else if (kw.name == "keepdims") args->keepdims = bool_keyword(kw);
       else if (kw.name == "ddof") args->ddof = ddof_keyword(kw);
-      else dtype_keyword(e, b, kw, a, *args);
+      else dtype_keyword(kw, a, *args);
     }
     DType in = a.weak ? weak_array_type(a) : a.type;
     if (is_complex(in) && (b.reduce == Reduce::ArgMin || b.reduce == Reduce::ArgMax || b.reduce == Reduce::Min ||
@@ -706,6 +706,7 @@ class Checker {
     if (kw.tuple) error(kw.value_span, kw.name + " must be true or false", hint);
     Expr& v = *kw.items[0];
     if (v.kind == Expr::Name && (v.name == "True" || v.name == "False")) return v.name == "True";
+    if (v.kind == Expr::Name && v.name != "true" && v.name != "false") error(v.span, kw.name + " must be true or false", hint);
     expr(v);
     if (!v.folded || v.value.kind != Value::Bool) error(v.span, kw.name + " must be true or false", hint);
     return v.value.b;
@@ -721,7 +722,7 @@ class Checker {
     return v.value.kind == Value::Int ? static_cast<double>(v.value.i) : v.value.f;
   }
 
-  void dtype_keyword(const Expr& e, const Builtin& b, Keyword& kw, const Expr& arg, ReduceArgs& r) {
+  void dtype_keyword(Keyword& kw, const Expr& arg, ReduceArgs& r) {
     const std::string hint = "write a dtype name, e.g. dtype=float64";
     if (kw.tuple || kw.items[0]->kind != Expr::Name) error(kw.value_span, "dtype must be a dtype name", hint);
     const Expr& v = *kw.items[0];
@@ -733,8 +734,6 @@ class Checker {
     if (is_complex(in) && !is_complex(*t))
       error(v.span, "cannot reduce " + std::string(dtype_name(in)) + " into " + std::string(dtype_name(*t)),
             "reduce real(...) or abs(...) of it, or give a complex dtype");
-    (void)e;
-    (void)b;
     r.dtype = t;
   }
 

@@ -125,6 +125,11 @@ std::vector<Entry> build_table() {
       {C::Assign, "**=", -1, "", "write '{target} = {target} ** {a}'"},
       {C::Assign, "//=", -1, "", "write '{target} = floor_divide({target}, {args})'"},
   };
+  // np.sum(x, 0): NumPy's second argument of a reduction is the axis.
+  for (std::string_view r : {"sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std", "any", "all", "argmin",
+                             "argmax", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmin", "nanmax",
+                             "nanargmin", "nanargmax"})
+    t.push_back({C::Module, std::string(r), 2, "", "write '" + std::string(r) + "({a}, axis={b})' (NumPy's second argument is the axis)"});
   for (std::string_view r : kReductions) {
     t.push_back({C::Call, std::string(r), -1, "", std::string(kReduction)});
     t.push_back({C::Method, std::string(r), -1, "", std::string(kReduction)});
@@ -245,8 +250,10 @@ Hint module_hint(std::string_view module, std::string_view attr, int nargs, cons
 Hint attribute_hint(std::string_view attr, int nargs, const Fill& fill) {
   std::string message = format(default_message(Context::Method), fill);
   if (auto h = lookup(Context::Method, attr, nargs, fill)) return {message, h->hint};
-  // A method that is a function of the language: `x.conj()` is conj(x).
+  // A method that is a function of the language: `x.conj()` is conj(x), `x.sum(axis=0)` sum(x, axis=0).
   const Builtin* b = find_builtin(attr);
+  if (b && fill.called && b->is_reduction())
+    return {message, fmt::format("write '{}({}{}{})'", attr, fill.obj, fill.args.empty() ? "" : ", ", join(fill.args))};
   if (b && fill.called && nargs + 1 >= b->min_args && nargs + 1 <= b->max_args) {
     std::string call = fmt::format("{}({}", attr, fill.obj);
     for (const std::string& a : fill.args) call += ", " + a;

@@ -516,7 +516,21 @@ class Parser {
     fill.obj = obj.parenthesized ? trim(text({obj.span.begin + 1, obj.span.end - 1})) : text(obj.span);
     fill.target = target_;
     int nargs = -1;
-    if (at(Tok::LParen)) {
+    const Builtin* method = find_builtin(text(attr));
+    if (!module && method && method->is_reduction() && at(Tok::LParen)) {
+      // `x.sum(axis=0)`: the arguments as written go into the hint's call.
+      fill.called = true;
+      Span open = next().span;
+      int depth = 1;
+      while (!at(Tok::End) && !(at(Tok::RParen) && depth == 1)) {
+        if (at(Tok::LParen)) ++depth;
+        if (at(Tok::RParen)) --depth;
+        ++pos_;
+      }
+      std::string inner(trim(text({open.end, peek().span.begin})));
+      if (!inner.empty()) fill.args.push_back(inner);
+      nargs = inner.empty() ? 0 : 1;
+    } else if (at(Tok::LParen)) {
       fill.called = true;
       Span open = next().span;
       std::vector<ExprPtr> args;
