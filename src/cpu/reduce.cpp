@@ -365,6 +365,49 @@ template <class V> struct Best {
   std::int64_t idx = -1;  // -1: no element (yet)
 };
 
+// The leaf of min/max/argmin/argmax on a real or integer type without NaN
+// skipping: a branch-free pass for the value (and whether a NaN is there),
+// then, for an index, the first element equal to it; a NaN's first index when
+// there is one. The same answer as the element-by-element rule, vectorized.
+template <bool Max, class V> Best<V> fast_leaf(const V* x, std::int64_t n, std::int64_t r, bool want_index) {
+  // 8 independent lanes, so the compiler vectorizes the selects (one running
+  // maximum would be a dependency chain it may not reorder).
+  V lane[8];
+  unsigned char nan[8] = {};
+  for (int j = 0; j < 8; ++j) lane[j] = x[0];
+  std::int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; ++j) {
+      const V v = x[k + j];
+      if constexpr (std::is_floating_point_v<V>) nan[j] |= v != v;
+      if constexpr (Max) lane[j] = lane[j] < v ? v : lane[j];
+      else lane[j] = v < lane[j] ? v : lane[j];
+    }
+  for (; k < n; ++k) {
+    const V v = x[k];
+    if constexpr (std::is_floating_point_v<V>) nan[0] |= v != v;
+    if constexpr (Max) lane[0] = lane[0] < v ? v : lane[0];
+    else lane[0] = v < lane[0] ? v : lane[0];
+  }
+  V m = lane[0];
+  bool any_nan = nan[0];
+  for (int j = 1; j < 8; ++j) {
+    any_nan |= nan[j];
+    if constexpr (Max) m = m < lane[j] ? lane[j] : m;
+    else m = lane[j] < m ? lane[j] : m;
+  }
+  if (any_nan) {
+    for (k = 0; k < n; ++k)
+      if (x[k] != x[k]) return {x[k], r + k};
+  }
+  // The first element equal to the extremum: its index, and its value, so
+  // that of +0 and -0 the first wins, as element by element.
+  if (!want_index && m != V(0)) return {m, r};
+  for (k = 0; k < n; ++k)
+    if (x[k] == m) return {x[k], r + k};
+  return {m, r};
+}
+
 template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
   using V = decltype(value_of(In{}));
   const bool is_max = st.what == Reduce::Max || st.what == Reduce::ArgMax;
@@ -380,9 +423,13 @@ template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostA
     if (isnan_v(b.v)) return true;
     return is_max ? less(a.v, b.v) : less(b.v, a.v);
   };
+  const bool arg = st.what == Reduce::ArgMin || st.what == Reduce::ArgMax;
   auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
     alignas(64) unsigned char buf[kLeaf * sizeof(In)];
     const In* x = elements<In>(g, o, r, n, buf);
+    if constexpr (std::is_same_v<In, V> && !is_cplx_v<V>) {
+      if (!nan_ignoring && n > 0) return is_max ? fast_leaf<true>(x, n, r, arg) : fast_leaf<false>(x, n, r, arg);
+    }
     B best;
     for (std::int64_t k = 0; k < n; ++k) {
       B c{value_of(x[k]), r + k};
@@ -392,7 +439,6 @@ template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostA
     return best;
   };
   auto parts = reduce_all<B>(g, leaf, [&](const B& a, const B& b) { return better(a, b) ? b : a; }, B{}, threads);
-  const bool arg = st.what == Reduce::ArgMin || st.what == Reduce::ArgMax;
   for (std::int64_t o = 0; o < g.outputs; ++o) {
     const B& b = parts[static_cast<std::size_t>(o)];
     if (arg) {

@@ -56,8 +56,8 @@ std::vector<Entry> build_table() {
       // Python's min/max of two values and NumPy's elementwise pair (of one array, min/max are reductions).
       {C::Call, "min", 2, "", "NumPy's elementwise minimum is minimum({args}) (NaN propagates) or fmin({args}) (NaN is ignored)"},
       {C::Call, "max", 2, "", "NumPy's elementwise maximum is maximum({args}) (NaN propagates) or fmax({args}) (NaN is ignored)"},
-      {C::Call, "min", -1, "", "the elementwise minimum of two operands is minimum(a, b) (NaN propagates) or fmin(a, b) (NaN is ignored)"},
-      {C::Call, "max", -1, "", "the elementwise maximum of two operands is maximum(a, b) (NaN propagates) or fmax(a, b) (NaN is ignored)"},
+      {C::Call, "min", 3, "", "the elementwise minimum of two operands is minimum(a, b) (NaN propagates) or fmin(a, b) (NaN is ignored)"},
+      {C::Call, "max", 3, "", "the elementwise maximum of two operands is maximum(a, b) (NaN propagates) or fmax(a, b) (NaN is ignored)"},
       {C::Call, "copy", 1, "", "assignment copies: write '{target} = {args}'"},
       {C::Call, "copy", -1, "", "assignment copies: write e.g. 'out = x'"},
       {C::Method, "copy", 0, "", "assignment copies: write '{target} = {obj}'"},

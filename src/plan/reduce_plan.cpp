@@ -73,7 +73,7 @@ class Planner {
   Shape shape_of(const Expr& e, bool in_map) {
     switch (e.kind) {
       case Expr::Literal: return Shape{};
-      case Expr::Index: return Shape{};  // x[j] has the shape of j, whose operands are counted below
+      case Expr::Index: return shape_of(*e.args[1], in_map);  // x[j] has the shape of j
       case Expr::Name:
         switch (e.sym) {
           case Sym::Input: {
