@@ -1,6 +1,7 @@
 #include "cpu/reduce.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -216,6 +217,90 @@ template <class Acc> struct Moments {
   std::int64_t cnt = 0;
 };
 
+// Sums where the results lie side by side in memory and their elements do not
+// (`sum(x, axis=0)` of a C-contiguous x): kTile results at a time, each with the
+// very operations of the one-result path (the same leaves, lanes and tree), so
+// the bits are the same; the lanes run across the tile, which vectorizes and
+// reads whole rows instead of one element per cache line.
+constexpr int kTile = 256;
+
+bool columns_apply(const Geometry& g, std::size_t item) {
+  return g.nk >= 1 && g.nr >= 1 && g.kstride[g.nk - 1] == static_cast<std::int64_t>(item) &&
+         !(g.nr == 1 && g.rstride[0] == static_cast<std::int64_t>(item));
+}
+
+template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, int threads) {
+  using T = std::array<Acc, kTile>;
+  const std::int64_t inner = g.kext[g.nk - 1], per_row = (inner + kTile - 1) / kTile;
+  const std::int64_t tiles = g.outputs / inner * per_row;
+  const std::int64_t nseg = std::max<std::int64_t>(1, (g.count + kSegment - 1) / kSegment);
+  auto reduced_offset = [&](std::int64_t r) {
+    std::int64_t off = 0;
+    for (int d = g.nr - 1; d >= 0; --d) {
+      off += (r % g.rext[d]) * g.rstride[d];
+      r /= g.rext[d];
+    }
+    return off;
+  };
+  auto add = [](const T& a, const T& b) {
+    T c;
+    for (int w = 0; w < kTile; ++w) c[w] = a[w] + b[w];
+    return c;
+  };
+  auto leaf = [&](const unsigned char* base, int width, std::int64_t r, std::int64_t n) {
+    auto v = [&](std::int64_t k, Acc* row) {
+      const In* x = reinterpret_cast<const In*>(base + reduced_offset(r + k));
+      for (int w = 0; w < width; ++w) row[w] = cast<Acc>(x[w]);
+      for (int w = width; w < kTile; ++w) row[w] = Acc{};
+    };
+    T s{};
+    Acc row[kTile];
+    if (n < 8) {
+      for (std::int64_t k = 0; k < n; ++k) {
+        v(k, row);
+        for (int w = 0; w < kTile; ++w) s[w] += row[w];
+      }
+      return s;
+    }
+    Acc l[8][kTile];
+    for (int j = 0; j < 8; ++j) v(j, l[j]);
+    std::int64_t k = 8;
+    for (; k + 8 <= n; k += 8)
+      for (int j = 0; j < 8; ++j) {
+        v(k + j, row);
+        for (int w = 0; w < kTile; ++w) l[j][w] += row[w];
+      }
+    for (int w = 0; w < kTile; ++w) s[w] = ((l[0][w] + l[1][w]) + (l[2][w] + l[3][w])) + ((l[4][w] + l[5][w]) + (l[6][w] + l[7][w]));
+    for (; k < n; ++k) {
+      v(k, row);
+      for (int w = 0; w < kTile; ++w) s[w] += row[w];
+    }
+    return s;
+  };
+  std::vector<T> part(static_cast<std::size_t>(tiles * nseg));
+  parallel_tasks(tiles * nseg, threads > 0 ? threads : cpu_threads(), [&](int, std::int64_t it) {
+    const std::int64_t t = it / nseg, sg = it % nseg;
+    const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
+    const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
+    const unsigned char* base = g.base + g.output_offset(o0);
+    auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> T {
+      if (b - a <= kLeaf) return leaf(base, width, a, b - a);
+      std::int64_t h = (b - a) / 2;
+      h = std::max(kLeaf, h - h % kLeaf);
+      return add(self(self, a, a + h), self(self, a + h, b));
+    };
+    part[static_cast<std::size_t>(it)] = rec(rec, sg * kSegment, std::min(g.count, (sg + 1) * kSegment));
+  });
+  std::vector<Acc> out(static_cast<std::size_t>(g.outputs));
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    const T sum = tree(&part[static_cast<std::size_t>(t * nseg)], nseg, add);
+    const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
+    const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
+    for (int w = 0; w < width; ++w) out[static_cast<std::size_t>(o0 + w)] = sum[static_cast<std::size_t>(w)];
+  }
+  return out;
+}
+
 template <class In, class Acc>
 void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
   using R = typename real_of<Acc>::type;
@@ -279,7 +364,12 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
       if (!present[k]) v[k] = Acc(0), --c;
     return M{lanes(v, n), c};
   };
-  auto sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads);
+  std::vector<M> sums;
+  if (!nan && g.count > 0 && columns_apply(g, sizeof(In)) && (st.what == Reduce::Sum || st.what == Reduce::Mean)) {
+    for (const Acc& c : column_sums<In, Acc>(g, threads)) sums.push_back(M{c, g.count});
+  } else {
+    sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads);
+  }
   if (st.what == Reduce::Sum) {
     for (std::int64_t o = 0; o < outputs; ++o) {
       store(out, o, sums[static_cast<std::size_t>(o)].sum);

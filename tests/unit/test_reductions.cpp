@@ -220,6 +220,19 @@ TEST_CASE("a reduction gives the same bits on any number of threads", "[reductio
     HostArray r1 = reduce_host(m.view(), ax, 1), r4 = reduce_host(m.view(), ax, 4);
     CHECK(std::memcmp(r1.data(), r4.data(), r1.nbytes()) == 0);
   }
+  // Results side by side (axis 0 of a C-contiguous array: 256 at a time, the lanes
+  // across them) get the bits of one result at a time (the same values, transposed).
+  HostArray t(DType::Float32, Shape{1021, 1027});
+  for (std::int64_t r = 0; r < 1027; ++r)
+    for (std::int64_t c = 0; c < 1021; ++c) t.as<float>()[c * 1027 + r] = m.as<float>()[r * 1021 + c];
+  ArrayView tv = t.view();
+  std::swap(tv.shape[0], tv.shape[1]);
+  std::swap(tv.strides[0], tv.strides[1]);
+  ax.axes = {0};
+  ax.count = 1027;
+  ax.out_shape = Shape{1021};
+  HostArray cols = reduce_host(m.view(), ax, 3), rows = reduce_host(tv, ax, 2);
+  CHECK(std::memcmp(cols.data(), rows.data(), cols.nbytes()) == 0);
 }
 
 // The stated bound: |sum - fsum| <= (log2(n) + 20) * eps * sum(|x|), for the accumulator's eps
