@@ -387,6 +387,27 @@ class Deriver {
 
 }  // namespace
 
+std::string describe(const Program& p, const ReducePlan& plan) {
+  auto text = [&](Span sp) { return p.ast.source.substr(sp.begin, sp.end - sp.begin); };
+  std::string s;
+  int pass = 0;
+  for (const ReduceStep& st : plan.reductions) {
+    std::string axes;
+    for (int a : st.axes) axes += (axes.empty() ? "" : ", ") + std::to_string(a);
+    s += "pass " + std::to_string(++pass) + ": " + text(st.call->span) + ": " + text(st.map->span) + " over axes (" +
+         axes + ") of " + to_string(st.map_shape) + " -> " + std::string(dtype_name(st.out)) + " " +
+         to_string(st.out_shape) + "\n";
+  }
+  for (const ElementwiseStep& es : plan.elementwise) {
+    std::string outs, reads;
+    for (int o : es.outputs) outs += (outs.empty() ? "" : ", ") + p.outputs[static_cast<std::size_t>(o)].name;
+    for (int r : es.reads) reads += (reads.empty() ? "" : ", ") + std::to_string(r + 1);
+    s += "pass " + std::to_string(++pass) + ": elementwise " + to_string(es.shape) + ": " + outs +
+         (reads.empty() ? "" : " (reads pass" + std::string(es.reads.size() > 1 ? "es " : " ") + reads + ")") + "\n";
+  }
+  return s;
+}
+
 int ReducePlan::step_of(const Expr* call) const {
   for (std::size_t k = 0; k < reductions.size(); ++k)
     if (reductions[k].call == call) return static_cast<int>(k);

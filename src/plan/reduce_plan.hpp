@@ -35,6 +35,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cujit/array.hpp"
@@ -49,7 +50,9 @@ struct ReduceStep {
   Reduce what = Reduce::Sum;
   bool nan_ignoring = false;   // nansum, nanmax, ...: NaN counts as absent
   DType in = DType::Float32;   // the map's dtype (a weak map: the dtype numpy.asarray gives it)
-  DType acc = DType::Float32;  // the dtype it accumulates in (reduce_accumulator)
+  DType acc = DType::Float32;  // the dtype it accumulates in (reduce_accumulator); an integer or
+                               // bool one may be widened to 64 bits (wrapping sums and products
+                               // agree modulo 2^k), as the CPU does
   DType out = DType::Float32;  // the result's dtype (call->type)
   double ddof = 0;             // var, std
   bool keepdims = false;
@@ -81,14 +84,21 @@ struct ReducePlan {
 // shapes (Program::inputs order; weak and raw inputs are not broadcast).
 ReducePlan plan_reductions(const Program& p, const std::vector<Shape>& input_shapes);
 
-// Step `k`'s map as an elementwise program with one output, `_map`, of dtype
-// steps[k].in: inputs are p's inputs followed by one per step it reads (`_r<j>`,
-// the step's out dtype), in `extra` order. `used` receives, per derived input,
-// the index of p's input (>= 0) or -1 - j for step j's result.
+// A step as an ordinary elementwise program (no reductions): its inputs are
+// the program inputs it reads (in p's order) followed by one per step it reads
+// (named `_r<j>`, of that step's out dtype and out_shape); `inputs` maps each
+// back: p's input index (>= 0), or -1 - j for step j's result. Its locals and
+// statements are clones of p's (spans into the same source, for errors).
 struct Derived {
   std::shared_ptr<Program> program;
   std::vector<int> inputs;  // per derived input: p's input index, or -1 - step
 };
+// The plan in words, one pass a line (jitrun -v):
+//   pass 1: mean(x, axis=1, keepdims=true): x over axes (1) of (8, 5) -> float32 (8, 1)
+//   pass 3: elementwise (8, 5): z, t (reads passes 1, 2)
+std::string describe(const Program& p, const ReducePlan& plan);
+
+// Step `k`'s map, as one output `_map` of dtype reductions[k].in, over map_shape.
 Derived derive_map(const Program& p, const ReducePlan& plan, int k);
 // Elementwise step `k` as a program whose outputs are that step's outputs, in
 // Program::outputs order (in/out parameters remapped to the derived inputs).

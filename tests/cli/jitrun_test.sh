@@ -86,6 +86,7 @@ expect 0 "out = [ 0.        2.       10.828427 32.19615 ]" -- --device cpu --pri
 # minima NumPy's data error.
 expect 0 "out: float64 () = 6.0" -- --device cpu -i 'x=arange(4):float64' 'out = sum(x)'
 expect 0 "out = [12. 15. 18. 21.]" -- --device cpu --print -i 'x=arange(3x4)' 'out = sum(x, axis=0)'
+expect 0 "pass 2: elementwise (4,): out" -- --device cpu -v -i 'x=arange(3x4)' 'out = sum(x, axis=0)'
 expect 0 "a = 11" -- --device cpu --print -i 'x=arange(3x4)' 'out = sum(x, axis=0); a = argmax(x)'
 expect 0 "out = [0.  0.1 0.2 0.3 0.4]" -- --device cpu --print -i 'x=arange(5)' 'out = x / sum(x)'
 expect 0 "z = [[-1.3416407 -0.4472136  0.4472136  1.3416407]" -- --device cpu --print -i 'x=arange(3x4)' 'z = (x - mean(x, axis=1, keepdims=True)) / std(x, axis=1, keepdims=True)'

@@ -18,6 +18,7 @@
 #include "api/pipeline.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cpu/thread_pool.hpp"
+#include "plan/reduce_plan.hpp"
 #include "cpu/vector_math.hpp"
 #include "cujit/error.hpp"
 #include "fail.hpp"
@@ -361,6 +362,11 @@ int run(const Options& args) {
   std::vector<std::pair<std::string, Array>> split_outs;
   hooks.checked = [&](const std::shared_ptr<const Program>& p, const std::vector<Input>& inputs, const Shape* shape) {
     program = p;
+    if (opt.verbose && p->has_reductions) {  // the passes over memory (src/plan/reduce_plan.hpp)
+      std::vector<Shape> shapes;
+      for (const Input& in : inputs) shapes.push_back(in.view.shape);
+      std::fprintf(stderr, "%s", plan::describe(*p, plan::plan_reductions(*p, shapes)).c_str());
+    }
     for (const auto& [name, path] : paths) {
       bool found = false;
       std::string all;
