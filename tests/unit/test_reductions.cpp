@@ -385,3 +385,44 @@ TEST_CASE("empty reductions: the identity, NaN, or NumPy's error", "[reduction]"
     CHECK(std::string(err.what()) == "zero-size array to reduction operation maximum which has no identity");
   }
 }
+
+TEST_CASE("reductions anywhere: nested, through locals, i and n of the argument", "[reduction]") {
+  HostArray x(DType::Float64, Shape{2, 2});
+  for (int k = 0; k < 4; ++k) x.as<double>()[k] = k + 1;  // 1 2 3 4
+  auto run = [&](const char* program) { return evaluate_cpu(program, {{"x", x.view()}}); };
+  // i and n count the argument's elements, not the output's.
+  auto a = run("s = sum(x*0 + i); c = max(x*0 + n)");
+  CHECK(*a[0].array.as<double>() == 6);
+  CHECK(*a[1].array.as<double>() == 4);
+  // A reduction inside a reduction's argument; a local read by a map and by a statement.
+  auto b = run("v = sum((x - mean(x))**2); t = x*2; s = sum(t); out = t - s");
+  CHECK(*b[0].array.as<double>() == 5);
+  REQUIRE(b[1].name == "out");
+  CHECK(b[1].array.shape() == Shape{2, 2});
+  CHECK(b[1].array.as<double>()[3] == 8 - 20);
+  // keepdims results broadcast back; a reduction of a reduction.
+  auto c = run("r = x / sum(x, axis=0, keepdims=true); m = max(sum(x, axis=1))");
+  CHECK(c[0].array.as<double>()[2] == 3.0 / 4);
+  CHECK(*c[1].array.as<double>() == 7);
+  // Outputs of one shape read one another; an output read by another shape is refused with a caret.
+  CHECK(run("o = x*2; o = o + sum(x)")[0].array.as<double>()[0] == 12);
+  auto error_of = [&](const char* program) {
+    try {
+      run(program);
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::Program);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("o = x*2; o = o + 1; s = sum(o)") ==
+        "error: output 'o' is read inside a reduction\n"
+        "  o = x*2; o = o + 1; s = sum(o)\n"
+        "                              ^\n"
+        "hint: reduce a local instead, e.g. 't = ...; s = sum(t)'");
+  CHECK(error_of("p = sum(x); p = p + 1; q = x + p") ==
+        "error: output 'p' has shape (), and is read by a statement whose result has shape (2, 2)\n"
+        "  p = sum(x); p = p + 1; q = x + p\n"
+        "                                 ^\n"
+        "hint: compute it as a local first, e.g. 't = ...', and read the local");
+}
