@@ -152,17 +152,18 @@ template <class P, class C> P tree(const P* p, std::int64_t n, const C& combine)
 // Runs `leaf(o, r, n)` -> P over every result o and its elements, cut into
 // leaves inside fixed segments; combines pairwise. Returns one P per result.
 template <class P, class Leaf, class Combine>
-std::vector<P> reduce_all(const Geometry& g, const Leaf& leaf, const Combine& combine, P identity, int threads) {
+std::vector<P> reduce_all(const Geometry& g, const Leaf& leaf, const Combine& combine, P identity, int threads,
+                          std::int64_t leaf_len = kLeaf) {
   const std::int64_t nseg = std::max<std::int64_t>(1, (g.count + kSegment - 1) / kSegment);
   const std::int64_t items = g.outputs * nseg;
   std::vector<P> part(static_cast<std::size_t>(items), identity);
   // A segment's elements, leaves of kLeaf combined pairwise.
   auto segment = [&](std::int64_t o, std::int64_t lo, std::int64_t hi) {
     auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> P {
-      if (b - a <= kLeaf) return leaf(o, a, b - a);
+      if (b - a <= leaf_len) return leaf(o, a, b - a);
       // Halves on a leaf boundary (NumPy's pairwise sum splits on its 8 lanes likewise).
       std::int64_t h = (b - a) / 2;
-      h = std::max(kLeaf, h - h % kLeaf);
+      h = std::max(leaf_len, h - h % leaf_len);
       return combine(self(self, a, a + h), self(self, a + h, b));
     };
     return hi > lo ? rec(rec, lo, hi) : identity;
@@ -459,41 +460,56 @@ template <class V> struct Best {
 // skipping: a branch-free pass for the value (and whether a NaN is there),
 // then, for an index, the first element equal to it; a NaN's first index when
 // there is one. The same answer as the element-by-element rule, vectorized.
-template <bool Max, class V> Best<V> fast_leaf(const V* x, std::int64_t n, std::int64_t r, bool want_index) {
-  // 8 independent lanes, so the compiler vectorizes the selects (one running
-  // maximum would be a dependency chain it may not reorder).
-  V lane[8];
-  unsigned char nan[8] = {};
-  for (int j = 0; j < 8; ++j) lane[j] = x[0];
+// The extremum of x[0, n) and whether a NaN is among them, with lanes the
+// compiler keeps in vector registers (GCC's vector extension: a select per
+// lane vectorizes where one running maximum, a dependency chain of selects
+// it may not reorder, stays scalar).
+template <bool Max, class V> V extreme_value(const V* x, std::int64_t n, bool& any_nan) {
+  V m = x[0];
+  bool nan = false;
   std::int64_t k = 0;
-  for (; k + 8 <= n; k += 8)
-    for (int j = 0; j < 8; ++j) {
-      const V v = x[k + j];
-      if constexpr (std::is_floating_point_v<V>) nan[j] |= v != v;
-      if constexpr (Max) lane[j] = lane[j] < v ? v : lane[j];
-      else lane[j] = v < lane[j] ? v : lane[j];
+  if constexpr (std::is_floating_point_v<V>) {
+    constexpr int L = 32 / sizeof(V);
+    typedef V Vec __attribute__((vector_size(32)));
+    typedef decltype(Vec{} < Vec{}) Mask;
+    Vec lane, v;
+    for (int j = 0; j < L; ++j) lane[j] = x[0];
+    Mask bad = {};
+    for (; k + L <= n; k += L) {
+      std::memcpy(&v, x + k, sizeof v);
+      bad |= v != v;
+      if constexpr (Max) lane = lane < v ? v : lane;
+      else lane = v < lane ? v : lane;
     }
+    for (int j = 0; j < L; ++j) {
+      nan |= bad[j] != 0;
+      if constexpr (Max) m = m < lane[j] ? lane[j] : m;
+      else m = lane[j] < m ? lane[j] : m;
+    }
+  }
   for (; k < n; ++k) {
     const V v = x[k];
-    if constexpr (std::is_floating_point_v<V>) nan[0] |= v != v;
-    if constexpr (Max) lane[0] = lane[0] < v ? v : lane[0];
-    else lane[0] = v < lane[0] ? v : lane[0];
+    if constexpr (std::is_floating_point_v<V>) nan |= v != v;
+    if constexpr (Max) m = m < v ? v : m;
+    else m = v < m ? v : m;
   }
-  V m = lane[0];
-  bool any_nan = nan[0];
-  for (int j = 1; j < 8; ++j) {
-    any_nan |= nan[j];
-    if constexpr (Max) m = m < lane[j] ? lane[j] : m;
-    else m = lane[j] < m ? lane[j] : m;
-  }
+  any_nan = nan;
+  return m;
+}
+
+// The leaf of min/max/argmin/argmax on a real or integer type without NaN
+// skipping: the extremum (vectorized), then the first NaN when there is one,
+// else the first element equal to the extremum: its index, and its value, so
+// that of +0 and -0 the first wins. The answer of the element-by-element rule.
+template <bool Max, class V> Best<V> fast_leaf(const V* x, std::int64_t n, std::int64_t r, bool want_index) {
+  bool any_nan = false;
+  const V m = extreme_value<Max>(x, n, any_nan);
   if (any_nan) {
-    for (k = 0; k < n; ++k)
+    for (std::int64_t k = 0; k < n; ++k)
       if (x[k] != x[k]) return {x[k], r + k};
   }
-  // The first element equal to the extremum: its index, and its value, so
-  // that of +0 and -0 the first wins, as element by element.
   if (!want_index && m != V(0)) return {m, r};
-  for (k = 0; k < n; ++k)
+  for (std::int64_t k = 0; k < n; ++k)
     if (x[k] == m) return {x[k], r + k};
   return {m, r};
 }
@@ -528,7 +544,11 @@ template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostA
     }
     return best;
   };
-  auto parts = reduce_all<B>(g, leaf, [&](const B& a, const B& b) { return better(a, b) ? b : a; }, B{}, threads);
+  // Exact and order-free: a contiguous segment is one leaf for the fast path.
+  const bool whole = std::is_same_v<In, V> && !is_cplx_v<V> && !nan_ignoring && g.nr == 1 &&
+                     g.rstride[0] == static_cast<std::int64_t>(sizeof(In));
+  auto parts = reduce_all<B>(g, leaf, [&](const B& a, const B& b) { return better(a, b) ? b : a; }, B{}, threads,
+                             whole ? kSegment : kLeaf);
   for (std::int64_t o = 0; o < g.outputs; ++o) {
     const B& b = parts[static_cast<std::size_t>(o)];
     if (arg) {
