@@ -456,10 +456,6 @@ template <class V> struct Best {
   std::int64_t idx = -1;  // -1: no element (yet)
 };
 
-// The leaf of min/max/argmin/argmax on a real or integer type without NaN
-// skipping: a branch-free pass for the value (and whether a NaN is there),
-// then, for an index, the first element equal to it; a NaN's first index when
-// there is one. The same answer as the element-by-element rule, vectorized.
 // The extremum of x[0, n) and whether a NaN is among them, with lanes the
 // compiler keeps in vector registers (GCC's vector extension: a select per
 // lane vectorizes where one running maximum, a dependency chain of selects
@@ -469,8 +465,10 @@ template <bool Max, class V> V extreme_value(const V* x, std::int64_t n, bool& a
   bool nan = false;
   std::int64_t k = 0;
   if constexpr (std::is_floating_point_v<V>) {
-    constexpr int L = 32 / sizeof(V);
-    typedef V Vec __attribute__((vector_size(32)));
+    // 16 bytes: SSE2's width, which every x86-64 has (a wider vector without
+    // AVX is lowered element by element) and NEON's.
+    constexpr int L = 16 / sizeof(V);
+    typedef V Vec __attribute__((vector_size(16)));
     typedef decltype(Vec{} < Vec{}) Mask;
     Vec lane, v;
     for (int j = 0; j < L; ++j) lane[j] = x[0];
@@ -498,20 +496,28 @@ template <bool Max, class V> V extreme_value(const V* x, std::int64_t n, bool& a
 }
 
 // The leaf of min/max/argmin/argmax on a real or integer type without NaN
-// skipping: the extremum (vectorized), then the first NaN when there is one,
-// else the first element equal to the extremum: its index, and its value, so
-// that of +0 and -0 the first wins. The answer of the element-by-element rule.
+// skipping: the answer of the element-by-element rule (the first NaN, else the
+// first element equal to the extremum), with the extremum found vectorized.
 template <bool Max, class V> Best<V> fast_leaf(const V* x, std::int64_t n, std::int64_t r, bool want_index) {
-  bool any_nan = false;
-  const V m = extreme_value<Max>(x, n, any_nan);
-  if (any_nan) {
-    for (std::int64_t k = 0; k < n; ++k)
-      if (x[k] != x[k]) return {x[k], r + k};
+  // Chunk by chunk, so that finding the index afterwards scans one chunk: the
+  // first with a NaN (the NaN wins), else the first holding the extremum.
+  constexpr std::int64_t kChunk = 4096;
+  V best{};
+  std::int64_t at = -1;
+  for (std::int64_t c = 0; c < n; c += kChunk) {
+    const std::int64_t len = std::min(kChunk, n - c);
+    bool any_nan = false;
+    const V m = extreme_value<Max>(x + c, len, any_nan);
+    if (any_nan) {
+      for (std::int64_t k = c; k < c + len; ++k)
+        if (x[k] != x[k]) return {x[k], r + k};
+    }
+    if (at < 0 || (Max ? best < m : m < best)) best = m, at = c;
   }
-  if (!want_index && m != V(0)) return {m, r};
-  for (std::int64_t k = 0; k < n; ++k)
-    if (x[k] == m) return {x[k], r + k};
-  return {m, r};
+  if (!want_index && best != V(0)) return {best, r};
+  for (std::int64_t k = at; k < n; ++k)
+    if (x[k] == best) return {x[k], r + k};  // its value too: of +0 and -0 the first wins
+  return {best, r + at};
 }
 
 template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
