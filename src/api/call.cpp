@@ -44,14 +44,13 @@ void check_in_place(const Call& c, const Shape& shape) {
   check_overlap(p, c.inputs.data(), outs.data());
 }
 
-std::vector<Array> run_on_cpu(Call& c, const Shape& shape, const CallHooks& hooks, CallStats& st) {
+std::vector<Array> run_on_cpu(Call& c, const Shape* shape, const CallHooks& hooks, CallStats& st) {
   const Program& p = c.program.program();
   std::vector<Input> inputs;
   inputs.reserve(p.inputs.size());
   for (std::size_t k = 0; k < p.inputs.size(); ++k)
     inputs.push_back(Input{p.inputs[k].name, c.inputs[k], p.inputs[k].weak, p.inputs[k].raw});
   Scratch<ArrayView, 8> outs(p.outputs.size());
-  const Shape broadcast = broadcast_shape(p, c.inputs.data());
   for (std::size_t o = 0; o < p.outputs.size(); ++o)
     if (c.given[o] && p.outputs[o].input < 0) {
       const ArrayView& y = c.outputs[o];
@@ -59,13 +58,13 @@ std::vector<Array> run_on_cpu(Call& c, const Shape& shape, const CallHooks& hook
         fail(ErrorCode::Usage, "output '{}' is in GPU memory, but the call runs on the CPU; give all arrays in host memory",
              p.outputs[o].name);
       // The launcher's checks and words, so a kernel that passes here passes there.
-      check_given_output(p, o, y.dtype, y.shape, shape, broadcast);
+      check_given_output(p, o, y.dtype, y.shape, *shape, broadcast_shape(p, c.inputs.data()));
       outs[o] = y;
     }
   CpuOptions cpu;
   cpu.progress = hooks.progress;
   auto t0 = Clock::now();
-  std::vector<Output> results = evaluate_program(p, inputs, &shape, cpu, outs.data());
+  std::vector<Output> results = evaluate_program(p, inputs, shape, cpu, outs.data());
   st.run_ms = ms_since(t0);
   std::vector<Array> made(p.outputs.size());
   for (std::size_t o = 0; o < results.size(); ++o)
@@ -134,9 +133,11 @@ std::vector<Array> run_call(Call& c, const CallHooks& hooks) {
   const bool on_gpu = c.where.kind == Device::CUDA;
   // The CPU evaluator finds the shape and checks in-place updates itself; the
   // GPU launcher checks given outputs against the inputs itself.
+  // A program with reductions has a shape per output: the CPU evaluator's
+  // reduction planner finds them and checks each pass (src/plan/reduce_plan.hpp).
   Shape shape;
-  if (!on_gpu || allocates || any_inout) shape = outputs_shape(c);
-  if (on_gpu && any_inout) check_in_place(c, shape);
+  if (!p.has_reductions && (!on_gpu || allocates || any_inout)) shape = outputs_shape(c);
+  if (!p.has_reductions && on_gpu && any_inout) check_in_place(c, shape);
 
   // Operands where the call runs: arrays elsewhere are copied there (scalars
   // pass by value), and an input updated in place gets its copy's result back.
@@ -157,8 +158,9 @@ std::vector<Array> run_call(Call& c, const CallHooks& hooks) {
   }
   if (!copies.empty()) st.upload_ms = ms_since(t0);
 
-  std::vector<Array> made = on_gpu ? run_on_gpu(c, shape, any_inout && p.can_fail, hooks.wait || !back.empty(), allocates, hooks, st)
-                                   : run_on_cpu(c, shape, hooks, st);
+  std::vector<Array> made =
+      on_gpu ? run_on_gpu(c, shape, any_inout && p.can_fail, hooks.wait || !back.empty(), allocates, hooks, st)
+             : run_on_cpu(c, p.has_reductions ? c.shape : &shape, hooks, st);
   if (!back.empty()) {
     auto t1 = Clock::now();
     for (const auto& [to, k] : back) copy_into(to, c.inputs[k]);

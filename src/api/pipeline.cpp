@@ -48,7 +48,9 @@ NamedArrays run_pipeline(std::string_view source, const std::vector<NamedArg>& i
   for (std::size_t k = 0; k < inputs.size(); ++k) call.inputs[k] = inputs[k].value.view();
   // The output shape when no array input gives one: the option, else the
   // first raw input's (so `out = x[n - 1 - i]` reverses x).
-  const std::optional<Shape> shape = implied_shape(p, call.inputs.data(), options.shape);
+  // A program with reductions has a shape per output (src/plan/reduce_plan.hpp).
+  const std::optional<Shape> shape =
+      p.has_reductions ? options.shape : implied_shape(p, call.inputs.data(), options.shape);
   call.shape = shape ? &*shape : nullptr;
   if (hooks.checked) {
     std::vector<Input> given;

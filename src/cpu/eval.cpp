@@ -646,7 +646,7 @@ struct Frame {
 
 }  // namespace
 
-std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>& inputs, const Shape* given,
+std::vector<Output> evaluate_elementwise(const Program& p, const std::vector<Input>& inputs, const Shape* given,
                                      const CpuOptions& options, const ArrayView* outputs) {
   if (inputs.size() != p.inputs.size())
     fail(ErrorCode::Usage, "the program has {} parameters but {} inputs were given", p.inputs.size(), inputs.size());
@@ -752,21 +752,6 @@ std::vector<Output> evaluate_program(const Program& p, const std::vector<Input>&
   }
   if (options.progress) options.progress(total, total);
   return outs;
-}
-
-std::vector<Output> evaluate_cpu(std::string_view source, const std::vector<Input>& inputs,
-                                 const std::vector<OutputDecl>& outputs) {
-  std::vector<Param> params;
-  for (const Input& in : inputs) {
-    if (in.view.device.kind != Device::CPU)
-      fail(ErrorCode::Usage, "input '{}' is in GPU memory; the CPU evaluator needs host arrays", in.name);
-    if (in.weak && (in.view.shape.ndim != 0 || !(in.view.dtype == DType::Int64 || in.view.dtype == DType::Float64 ||
-                                                 in.view.dtype == DType::Complex128 || in.view.dtype == DType::Bool)))
-      fail(ErrorCode::Usage, "weak input '{}' must be a 0-d int64, float64, complex128 or bool", in.name);
-    params.push_back(Param{in.name, in.view.dtype, in.weak, in.raw});
-  }
-  Program p = compile_program(source, params, outputs);
-  return evaluate_program(p, inputs);
 }
 
 }  // namespace cujit

@@ -52,8 +52,15 @@ struct CpuOptions {
 // holds one view per Program::outputs: a host array to write the output into
 // (of the call's shape and the output's dtype; its Output::array is then
 // empty), or a view with no data, for a new array.
+// (Defined in cpu/run.cpp, which sends a program with reductions to
+// cpu/reduce and any other to evaluate_elementwise.)
 std::vector<Output> evaluate_program(const Program& program, const std::vector<Input>& inputs,
                                      const Shape* shape = nullptr, const CpuOptions& options = {},
                                      const ArrayView* outputs = nullptr);
+
+// evaluate_program for a program without reductions: the typed loops over chunks.
+std::vector<Output> evaluate_elementwise(const Program& program, const std::vector<Input>& inputs,
+                                         const Shape* shape = nullptr, const CpuOptions& options = {},
+                                         const ArrayView* outputs = nullptr);
 
 }  // namespace cujit

@@ -546,6 +546,9 @@ std::string params_text(const std::vector<ArgSlot>& sig) {
 // The layout's unit (gpu/layouts/) fills the operands' lines and its
 // template's placeholders; the rest is the same for every layout.
 std::string generate_source(const Program& p, const KernelLayout& l, const std::string& kernel_name) {
+  if (p.has_reductions)
+    fail(ErrorCode::Usage, "reductions (sum, mean, max, ...) run on the CPU evaluator so far: evaluate on host "
+                           "arrays, or with jitrun --device cpu");
   check_source_names(p, kernel_name);
   validate_layout(p, l);
   BodyGen g(p);

@@ -19,6 +19,7 @@ namespace cujit {
 enum class Op : std::uint8_t {
 #define OP(Id, ...) Id,
 #define FORM(Id, ...) Id,
+#define REDUCE(Id, ...) Id,
 #include "lang/ops.def"
 };
 // How the program writes it ("+", "sin").
@@ -36,6 +37,29 @@ struct Value {
 };
 
 struct Builtin;  // check.hpp
+struct Expr;
+
+// A keyword argument of a reduction: `axis=1`, `axis=(0, 2)`, `keepdims=true`,
+// `dtype=float64`. A tuple's items are in `items`; any other value is items[0].
+struct Keyword {
+  std::string name;
+  Span name_span;   // `axis`
+  Span value_span;  // `(0, 2)`
+  bool tuple = false;
+  std::vector<std::unique_ptr<Expr>> items;
+};
+
+// What check makes of a reduction's keywords (Expr::reduce). The axes are as
+// written (negative ones count from the end): only the argument's shape, known
+// when the program runs, normalises them (src/plan/reduce_plan.hpp).
+struct ReduceArgs {
+  bool all_axes = true;               // no axis= (or axis=None): every axis
+  std::vector<std::int64_t> axes;     // as written
+  std::vector<Span> axis_spans;       // where each is written, for errors at run time
+  bool keepdims = false;
+  double ddof = 0;                    // var, std
+  std::optional<DType> dtype;         // dtype=, as given
+};
 
 enum class Sym : std::uint8_t { None, Input, Local, Output, Index, Count, Constant };
 
@@ -71,6 +95,11 @@ struct Expr {
   bool fit = false;
   bool mixed_compare = false;
   bool nonneg_exponent = false;
+
+  // A reduction's call (builtin->is_reduction()): its keyword arguments as
+  // written (parse) and as check reads them.
+  std::vector<Keyword> kwargs;
+  std::shared_ptr<const ReduceArgs> reduce;
 };
 using ExprPtr = std::unique_ptr<Expr>;
 

@@ -12,9 +12,11 @@ constexpr bool punctuation(std::string_view s) { return !s.empty() && !(s[0] >= 
 
 constexpr Builtin kTable[] = {
 #define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl) \
-  {Op::Id, spelling, alias1, alias2, min_args, max_args, loops, Special::special, flags, #impl, punctuation(spelling)},
+  {Op::Id, spelling, alias1, alias2, min_args, max_args, loops, Special::special, flags, #impl, punctuation(spelling), Reduce::None, ""},
 #define FORM(Id, spelling, alias1, alias2, min_args, max_args, special) \
-  {Op::Id, spelling, alias1, alias2, min_args, max_args, "", Special::special, "", "", false},
+  {Op::Id, spelling, alias1, alias2, min_args, max_args, "", Special::special, "", "", false, Reduce::None, ""},
+#define REDUCE(Id, spelling, alias1, alias2, reduce, keywords, flags) \
+  {Op::Id, spelling, alias1, alias2, 1, 1, "", Special::Reduce, flags, "", false, Reduce::reduce, keywords},
 #include "lang/ops.def"
 };
 
@@ -63,6 +65,62 @@ std::vector<std::string_view> builtin_names() {
     if (!b.alias2.empty()) v.push_back(b.alias2);
   }
   return v;
+}
+
+bool Builtin::takes_keyword(std::string_view kw) const {
+  for (std::size_t k = 0; k < keywords.size();) {
+    std::size_t end = keywords.find(' ', k);
+    if (end == std::string_view::npos) end = keywords.size();
+    if (keywords.substr(k, end - k) == kw) return true;
+    k = end + 1;
+  }
+  return false;
+}
+
+DType reduce_result(const Builtin& b, DType in, const std::optional<DType>& dtype) {
+  switch (b.reduce) {
+    case Reduce::Sum:
+    case Reduce::Prod:
+      if (dtype) return *dtype;
+      if (is_bool(in) || (is_integer(in) && is_signed_int(in) && in != DType::Int64)) return DType::Int64;
+      if (is_integer(in) && !is_signed_int(in) && in != DType::UInt64) return DType::UInt64;
+      return in;
+    case Reduce::Mean:
+      if (dtype) return *dtype;
+      return is_bool(in) || is_integer(in) ? DType::Float64 : in;
+    case Reduce::Var:
+    case Reduce::Std:
+      if (is_bool(in) || is_integer(in)) return DType::Float64;
+      if (in == DType::Complex64) return DType::Float32;
+      if (in == DType::Complex128) return DType::Float64;
+      return in;
+    case Reduce::Any:
+    case Reduce::All: return DType::Bool;
+    case Reduce::ArgMin:
+    case Reduce::ArgMax: return DType::Int64;
+    default: return in;  // min, max
+  }
+}
+
+DType reduce_accumulator(const Builtin& b, DType in, const std::optional<DType>& dtype) {
+  DType r = reduce_result(b, in, dtype);
+  switch (b.reduce) {
+    case Reduce::Mean:
+    case Reduce::Var:
+    case Reduce::Std:
+      // mean with an integer dtype= sums in that dtype, as NumPy does.
+      if (b.reduce == Reduce::Mean && dtype && !is_float(*dtype) && !is_complex(*dtype)) return *dtype;
+      if (is_complex(in) && b.reduce != Reduce::Mean) return in == DType::Complex64 ? DType::Complex64 : DType::Complex128;
+      break;
+    case Reduce::Min:
+    case Reduce::Max:
+    case Reduce::ArgMin:
+    case Reduce::ArgMax:
+    case Reduce::Any:
+    case Reduce::All: return in;
+    default: break;
+  }
+  return is_half(r) ? DType::Float32 : r;
 }
 
 DType dtype_for_char(char c) {

@@ -540,6 +540,7 @@ class Checker {
         error(e.op_span, h->message, h->hint);
       error(e.op_span, "unknown function '" + e.name + "'", hints::unknown_function_hint(e.name));
     }
+    if (b->is_reduction()) return reduction(e, *b);
     int nargs = static_cast<int>(e.args.size());
     if (nargs < b->min_args || nargs > b->max_args) {
       hints::Fill fill;
@@ -603,6 +604,137 @@ class Checker {
         resolve(e, *b, args, what);
         return;
     }
+  }
+
+  // ---- reductions ----
+
+  // `sum(x*y, axis=(0, 2), keepdims=true)`: one positional argument, any
+  // expression, and NumPy's keyword arguments, each a constant. The result
+  // dtype is NumPy 2's (reduce_result); shapes, and so axes against the
+  // argument's dimensions, are known only when the program runs (reduce_plan).
+  void reduction(Expr& e, const Builtin& b) {
+    e.builtin = &b;
+    e.op = b.id;
+    const int nargs = static_cast<int>(e.args.size());
+    if (nargs != 1) {
+      std::string hint;
+      hints::Fill fill;
+      fill.name = e.name;
+      fill.target = target_;
+      for (const auto& a : e.args) hints::add_arg(fill, src_, *a);
+      if (auto h = hints::lookup(hints::Context::Call, b.name, nargs, fill); h && (b.reduce == Reduce::Min || b.reduce == Reduce::Max))
+        hint = h->hint;
+      else if (nargs == 2 && b.takes_keyword("axis"))
+        hint = "pass the axis by keyword: " + e.name + "(" + fill.args[0] + ", axis=" + fill.args[1] + ")";
+      error(nargs == 0 ? e.span : e.op_span, "'" + e.name + "' takes 1 argument, but " + std::to_string(nargs) +
+                                                 (nargs == 1 ? " was" : " were") + " given", hint);
+    }
+    Expr& a = *e.args[0];
+    if (a.kind == Expr::Name)
+      if (const Param* q = find_param(a.name); q && q->raw)
+        error(a.span, "cannot reduce raw parameter '" + a.name + "'",
+              "a raw parameter is read by index; pass '" + a.name + "' as an ordinary input to reduce it");
+    expr(a);
+    auto args = std::make_shared<ReduceArgs>();
+    std::set<std::string> seen;
+    for (Keyword& kw : e.kwargs) {
+      if (!b.takes_keyword(kw.name))
+        error(kw.name_span, "'" + e.name + "' takes no keyword argument '" + kw.name + "'", keyword_hint(b));
+      if (!seen.insert(kw.name).second)
+        error(kw.name_span, "keyword argument '" + kw.name + "' is given twice");
+      if (kw.name == "axis") axis_keyword(e, b, kw, *args);
+      else if (kw.name == "keepdims") args->keepdims = bool_keyword(kw);
+      else if (kw.name == "ddof") args->ddof = ddof_keyword(kw);
+      else dtype_keyword(kw, a, *args);
+    }
+    DType in = a.weak ? weak_array_type(a) : a.type;
+    if (is_complex(in) && (b.reduce == Reduce::ArgMin || b.reduce == Reduce::ArgMax || b.reduce == Reduce::Min ||
+                           b.reduce == Reduce::Max) && b.nan_ignoring())
+      error(e.op_span, "function '" + e.name + "' does not accept " + std::string(dtype_name(in)),
+            "NaN-ignoring minima and maxima take real numbers; reduce real(...) or abs(...)");
+    e.op_type = in;
+    e.type = reduce_result(b, in, args->dtype);
+    e.weak = false;
+    e.reduce = std::move(args);
+    p_.has_reductions = true;
+  }
+
+  // The dtype numpy.asarray gives a Python scalar (a weak argument of a reduction).
+  static DType weak_array_type(const Expr& a) {
+    return a.type == DType::Bool ? DType::Bool : a.type == DType::Int64 ? DType::Int64
+         : is_complex(a.type) ? DType::Complex128 : DType::Float64;
+  }
+
+  static std::string keyword_hint(const Builtin& b) {
+    std::string list;
+    for (std::size_t k = 0; k < b.keywords.size();) {
+      std::size_t end = b.keywords.find(' ', k);
+      if (end == std::string_view::npos) end = b.keywords.size();
+      list += (list.empty() ? "" : ", ") + std::string(b.keywords.substr(k, end - k)) + "=";
+      k = end + 1;
+    }
+    return "it takes " + list;
+  }
+
+  // A keyword's value must be a constant the program fixes (NumPy's axis is a
+  // Python int, never an array).
+  std::int64_t int_constant(Expr& v, const std::string& what, const std::string& hint) {
+    if (v.kind == Expr::Name && v.name == "None") error(v.span, what + " cannot be None here", hint);
+    expr(v);
+    if (!v.folded || v.value.kind != Value::Int || v.value.big)
+      error(v.span, what + " must be an integer constant", hint);
+    return v.value.i;
+  }
+
+  void axis_keyword(const Expr& e, const Builtin& b, Keyword& kw, ReduceArgs& r) {
+    const std::string hint = "write a number, e.g. axis=0, axis=-1" + std::string(b.has('1') ? "" : " or axis=(0, 1)");
+    if (!kw.tuple && kw.items.size() == 1 && kw.items[0]->kind == Expr::Name && kw.items[0]->name == "None") return;
+    if (kw.tuple && b.has('1'))
+      error(kw.value_span, "'" + e.name + "' takes one axis, not a tuple", "write axis=0, or reduce without axis= for every axis");
+    r.all_axes = false;
+    for (auto& item : kw.items) {
+      std::int64_t ax = int_constant(*item, "axis", hint);
+      for (std::size_t k = 0; k < r.axes.size(); ++k)
+        if (r.axes[k] == ax) error(item->span, "axis " + std::to_string(ax) + " is given twice", "give each axis once");
+      r.axes.push_back(ax);
+      r.axis_spans.push_back(item->span);
+    }
+  }
+
+  bool bool_keyword(Keyword& kw) {
+    const std::string hint = "write " + kw.name + "=true or " + kw.name + "=false";
+    if (kw.tuple) error(kw.value_span, kw.name + " must be true or false", hint);
+    Expr& v = *kw.items[0];
+    if (v.kind == Expr::Name && (v.name == "True" || v.name == "False")) return v.name == "True";
+    if (v.kind == Expr::Name && v.name != "true" && v.name != "false") error(v.span, kw.name + " must be true or false", hint);
+    expr(v);
+    if (!v.folded || v.value.kind != Value::Bool) error(v.span, kw.name + " must be true or false", hint);
+    return v.value.b;
+  }
+
+  double ddof_keyword(Keyword& kw) {
+    const std::string hint = "write a number, e.g. ddof=1";
+    if (kw.tuple) error(kw.value_span, "ddof must be a number constant", hint);
+    Expr& v = *kw.items[0];
+    expr(v);
+    if (!v.folded || !(v.value.kind == Value::Int || v.value.kind == Value::Float) || v.value.big)
+      error(v.span, "ddof must be a number constant", hint);
+    return v.value.kind == Value::Int ? static_cast<double>(v.value.i) : v.value.f;
+  }
+
+  void dtype_keyword(Keyword& kw, const Expr& arg, ReduceArgs& r) {
+    const std::string hint = "write a dtype name, e.g. dtype=float64";
+    if (kw.tuple || kw.items[0]->kind != Expr::Name) error(kw.value_span, "dtype must be a dtype name", hint);
+    const Expr& v = *kw.items[0];
+    check_ambiguous(v.name, v.span);
+    std::optional<DType> t = dtype_from_name(v.name);
+    if (!t) error(v.span, "unknown dtype '" + v.name + "'", hint);
+    // NumPy refuses a complex argument reduced into a real dtype (ComplexWarning aside, same_kind casting).
+    DType in = arg.weak ? weak_array_type(arg) : arg.type;
+    if (is_complex(in) && !is_complex(*t))
+      error(v.span, "cannot reduce " + std::string(dtype_name(in)) + " into " + std::string(dtype_name(*t)),
+            "reduce real(...) or abs(...) of it, or give a complex dtype");
+    r.dtype = t;
   }
 
   const Param* find_param(const std::string& n) {

@@ -45,6 +45,7 @@ struct Program {
   // must fit its operation's type: Expr::fit), so a kernel takes the error slot
   // and in-place results are staged until the run succeeded.
   bool can_fail = false;
+  bool has_reductions = false;  // a reduction appears (then src/plan/reduce_plan.hpp splits it into passes)
 };
 
 // Which targets are outputs: with Outputs::Exact, the declared ones alone (an

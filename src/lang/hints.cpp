@@ -22,12 +22,13 @@ struct Entry {
 };
 
 constexpr std::string_view kReduction =
-    "'{name}' is a reduction, and a program is elementwise (one result per element): reduce its output afterwards";
+    "'{name}' is a reduction the language does not have; its reductions are sum, prod, min, max, mean, var, std, "
+    "any, all, argmin, argmax and their nan- versions (nansum, nanmean, ...)";
 
-// NumPy's and Python's reductions: met as functions (`sum(x)`) or methods (`x.sum()`).
-constexpr std::string_view kReductions[] = {
-    "sum", "prod", "mean", "any", "all", "amin", "amax", "nanmin", "nanmax", "nansum", "nanprod",
-    "nanmean", "argmin", "argmax", "std", "var", "median", "average", "count_nonzero", "ptp"};
+// NumPy's reductions that are not the language's (those are rows of ops.def):
+// met as functions (`median(x)`) or methods (`x.median()`).
+constexpr std::string_view kReductions[] = {"median", "nanmedian", "average", "count_nonzero", "ptp",
+                                            "percentile", "quantile"};
 
 // Scans: each result depends on the elements before it.
 constexpr std::string_view kScans[] = {"cumsum", "cumprod", "nancumsum", "nancumprod", "diff"};
@@ -52,17 +53,11 @@ constexpr OperatorUfunc kOperatorUfuncs[] = {
 std::vector<Entry> build_table() {
   using C = Context;
   std::vector<Entry> t = {
-      // Python's min/max of two values and NumPy's elementwise pair; of one array, a reduction.
+      // Python's min/max of two values and NumPy's elementwise pair (of one array, min/max are reductions).
       {C::Call, "min", 2, "", "NumPy's elementwise minimum is minimum({args}) (NaN propagates) or fmin({args}) (NaN is ignored)"},
       {C::Call, "max", 2, "", "NumPy's elementwise maximum is maximum({args}) (NaN propagates) or fmax({args}) (NaN is ignored)"},
-      {C::Call, "min", 1, "", std::string(kReduction)},
-      {C::Call, "max", 1, "", std::string(kReduction)},
-      {C::Call, "min", -1, "", "the elementwise minimum of two operands is minimum(a, b) (NaN propagates) or fmin(a, b) (NaN is ignored)"},
-      {C::Call, "max", -1, "", "the elementwise maximum of two operands is maximum(a, b) (NaN propagates) or fmax(a, b) (NaN is ignored)"},
-      {C::Method, "min", -1, "", std::string(kReduction)},
-      {C::Method, "max", -1, "", std::string(kReduction)},
-      {C::Module, "min", -1, "", std::string(kReduction)},  // np.min(x, 1): the 1 is an axis
-      {C::Module, "max", -1, "", std::string(kReduction)},
+      {C::Call, "min", 3, "", "the elementwise minimum of two operands is minimum(a, b) (NaN propagates) or fmin(a, b) (NaN is ignored)"},
+      {C::Call, "max", 3, "", "the elementwise maximum of two operands is maximum(a, b) (NaN propagates) or fmax(a, b) (NaN is ignored)"},
       {C::Call, "copy", 1, "", "assignment copies: write '{target} = {args}'"},
       {C::Call, "copy", -1, "", "assignment copies: write e.g. 'out = x'"},
       {C::Method, "copy", 0, "", "assignment copies: write '{target} = {obj}'"},
@@ -110,8 +105,8 @@ std::vector<Entry> build_table() {
       // Keyword arguments (NumPy's ufunc keywords first).
       {C::Keyword, "out", -1, "", "assign the result instead: '{value} = {callee}({args})'"},
       {C::Keyword, "dtype", -1, "", "convert the arguments with {value}(...) instead"},
-      {C::Keyword, "axis", -1, "", "axis= belongs to reductions, and a program is elementwise (one result per element)"},
-      {C::Keyword, "keepdims", -1, "", "keepdims= belongs to reductions, and a program is elementwise (one result per element)"},
+      {C::Keyword, "axis", -1, "", "axis= belongs to reductions (sum, mean, max, ...); '{callee}' is elementwise"},
+      {C::Keyword, "keepdims", -1, "", "keepdims= belongs to reductions (sum, mean, max, ...); '{callee}' is elementwise"},
       {C::Keyword, "a_min", -1, "", "clip takes its bounds by position: clip(x, lo, hi)"},
       {C::Keyword, "a_max", -1, "", "clip takes its bounds by position: clip(x, lo, hi)"},
       {C::Keyword, "where", -1, "", "write where(mask, {callee}(...), other)"},
@@ -130,6 +125,11 @@ std::vector<Entry> build_table() {
       {C::Assign, "**=", -1, "", "write '{target} = {target} ** {a}'"},
       {C::Assign, "//=", -1, "", "write '{target} = floor_divide({target}, {args})'"},
   };
+  // np.sum(x, 0): NumPy's second argument of a reduction is the axis.
+  for (std::string_view r : {"sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std", "any", "all", "argmin",
+                             "argmax", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmin", "nanmax",
+                             "nanargmin", "nanargmax"})
+    t.push_back({C::Module, std::string(r), 2, "", "write '" + std::string(r) + "({a}, axis={b})' (NumPy's second argument is the axis)"});
   for (std::string_view r : kReductions) {
     t.push_back({C::Call, std::string(r), -1, "", std::string(kReduction)});
     t.push_back({C::Method, std::string(r), -1, "", std::string(kReduction)});
@@ -254,8 +254,10 @@ Hint attribute_hint(std::string_view attr, int nargs, const Fill& fill) {
   // (size(_ind) would name a reserved word).
   if (fill.obj == "_ind" && attr == "size") return {message, "CuPy's _ind.size() is 'n' here: write 'n'"};
   if (fill.obj == "_ind" && attr == "get") return {message, "CuPy's _ind.get()[0] is 'i' here: write 'i'"};
-  // A method that is a function of the language: `x.conj()` is conj(x).
+  // A method that is a function of the language: `x.conj()` is conj(x), `x.sum(axis=0)` sum(x, axis=0).
   const Builtin* b = find_builtin(attr);
+  if (b && fill.called && b->is_reduction())
+    return {message, fmt::format("write '{}({}{}{})'", attr, fill.obj, fill.args.empty() ? "" : ", ", join(fill.args))};
   if (b && fill.called && nargs + 1 >= b->min_args && nargs + 1 <= b->max_args) {
     std::string call = fmt::format("{}({}", attr, fill.obj);
     for (const std::string& a : fill.args) call += ", " + a;

@@ -9,6 +9,7 @@
 
 #include "cujit/error.hpp"
 #include "core/fail.hpp"
+#include "lang/builtins.hpp"
 #include "lang/hints.hpp"
 #include "lang/lex.hpp"
 #include "lang/hints.hpp"
@@ -385,7 +386,9 @@ class Parser {
         call->kind = Expr::Call;
         call->name = e->name;
         call->op_span = e->span;
-        arguments(call->args, e->name, e->span);
+        const Builtin* callee = find_builtin(e->name);
+        if (callee && callee->is_reduction()) reduction_arguments(*call);
+        else arguments(call->args, e->name, e->span);
         expect_close(Tok::RParen, ")", open);
         call->span = {e->span.begin, toks_[pos_ - 1].span.end};
         e = sized(std::move(call));
@@ -423,6 +426,59 @@ class Parser {
       if (!at(Tok::Comma)) return;
       ++pos_;
     }
+  }
+
+  // A reduction's arguments: positional ones first, then NumPy's keywords
+  // (`sum(x, axis=(0, 2), keepdims=true)`). Which keywords a reduction takes,
+  // and their values, are check's to judge.
+  void reduction_arguments(Expr& call) {
+    if (at(Tok::RParen)) return;
+    while (true) {
+      if (at(Tok::Ident) && peek(1).kind == Tok::Assign) {
+        Keyword kw;
+        kw.name = std::string(peek().text);
+        kw.name_span = next().span;
+        ++pos_;  // '='
+        keyword_value(kw);
+        call.kwargs.push_back(std::move(kw));
+      } else {
+        if (!call.kwargs.empty())
+          program_error(src_, peek().span, "positional argument after a keyword argument",
+                        "put the array first, e.g. 'sum(x, axis=0)'");
+        call.args.push_back(expr());
+      }
+      if (!at(Tok::Comma)) return;
+      ++pos_;
+    }
+  }
+
+  // A keyword's value: an expression, or a tuple `(0, 2)` / `(1,)` / `()`.
+  void keyword_value(Keyword& kw) {
+    if (at(Tok::LParen)) {
+      std::size_t save = pos_;
+      Span open = next().span;
+      if (at(Tok::RParen)) {  // `axis=()`: no axis, as NumPy's
+        kw.tuple = true;
+        kw.value_span = {open.begin, next().span.end};
+        return;
+      }
+      ExprPtr first = expr();
+      if (at(Tok::Comma)) {
+        kw.tuple = true;
+        kw.items.push_back(std::move(first));
+        while (at(Tok::Comma)) {
+          ++pos_;
+          if (at(Tok::RParen)) break;
+          kw.items.push_back(expr());
+        }
+        expect_close(Tok::RParen, ")", open);
+        kw.value_span = {open.begin, toks_[pos_ - 1].span.end};
+        return;
+      }
+      pos_ = save;  // a parenthesized expression
+    }
+    kw.items.push_back(expr());
+    kw.value_span = kw.items.back()->span;
   }
 
   // `sum(x, axis=0)`, `sin(x, out=y)`: the function's own hint first (a
@@ -464,7 +520,21 @@ class Parser {
     fill.obj = obj.parenthesized ? trim(text({obj.span.begin + 1, obj.span.end - 1})) : text(obj.span);
     fill.target = target_;
     int nargs = -1;
-    if (at(Tok::LParen)) {
+    const Builtin* method = find_builtin(text(attr));
+    if (!module && method && method->is_reduction() && at(Tok::LParen)) {
+      // `x.sum(axis=0)`: the arguments as written go into the hint's call.
+      fill.called = true;
+      Span open = next().span;
+      int depth = 1;
+      while (!at(Tok::End) && !(at(Tok::RParen) && depth == 1)) {
+        if (at(Tok::LParen)) ++depth;
+        if (at(Tok::RParen)) --depth;
+        ++pos_;
+      }
+      std::string inner(trim(text({open.end, peek().span.begin})));
+      if (!inner.empty()) fill.args.push_back(inner);
+      nargs = inner.empty() ? 0 : 1;
+    } else if (at(Tok::LParen)) {
       fill.called = true;
       Span open = next().span;
       std::vector<ExprPtr> args;

@@ -81,6 +81,19 @@ CUJIT_CPU_MATH=libm expect 0 "math: the C library (CUJIT_CPU_MATH=libm)" -- --de
 CUJIT_CPU_MATH=fast expect 1 "CUJIT_CPU_MATH is 'fast': it must be 'auto'" -- --device cpu -i 'x=rand(100)' 'out = tanh(x)'
 expect 0 "out = [ 0.        2.       10.828427 32.19615 ]" -- --device cpu --print -i 'x=arange(4):float32' 'out = x**1.5 + x**3'
 
+# Reductions (CPU evaluator): a scalar prints its value, reduced arrays and outputs of
+# different shapes print as arrays; axes out of range are program errors, empty
+# minima NumPy's data error.
+expect 0 "out: float64 () = 6.0" -- --device cpu -i 'x=arange(4):float64' 'out = sum(x)'
+expect 0 "out = [12. 15. 18. 21.]" -- --device cpu --print -i 'x=arange(3x4)' 'out = sum(x, axis=0)'
+expect 0 "pass 2: elementwise (4,): out" -- --device cpu -v -i 'x=arange(3x4)' 'out = sum(x, axis=0)'
+expect 0 "a = 11" -- --device cpu --print -i 'x=arange(3x4)' 'out = sum(x, axis=0); a = argmax(x)'
+expect 0 "out = [0.  0.1 0.2 0.3 0.4]" -- --device cpu --print -i 'x=arange(5)' 'out = x / sum(x)'
+expect 0 "z = [[-1.3416407 -0.4472136  0.4472136  1.3416407]" -- --device cpu --print -i 'x=arange(3x4)' 'z = (x - mean(x, axis=1, keepdims=True)) / std(x, axis=1, keepdims=True)'
+expect 2 "error: axis 1 is out of bounds for array of dimension 1" -- --device cpu -i 'x=arange(5)' 'out = sum(x, axis=1)'
+expect 2 "hint: it takes axis=, keepdims=, dtype=" -- --device cpu -i 'x=arange(5)' 'out = sum(x, out=x)'
+expect 3 "zero-size array to reduction operation maximum which has no identity" -- --device cpu -i 'x=arange(0)' 'out = max(x)'
+
 if [ "$fails" != 0 ]; then
   echo "$fails jitrun check(s) failed"
   exit 1

@@ -20,6 +20,7 @@
 #include "plan/shapes.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cpu/thread_pool.hpp"
+#include "plan/reduce_plan.hpp"
 #include "cpu/vector_math.hpp"
 #include "cujit/error.hpp"
 #include "core/fail.hpp"
@@ -66,6 +67,7 @@ std::string summary(const std::string& name, const Array& a) {
   std::string s = fmt::format("{}: {} {}", name, dtype_name(a.dtype()), to_string(a.shape()));
   std::int64_t n = a.size();
   if (n == 0) return s + "  (empty)";
+  if (a.shape().ndim == 0) return s + " = " + format_array(a.view());  // a reduction's scalar: its value
   auto at = [&](std::int64_t k) -> std::complex<double> {
     const unsigned char* p = static_cast<const unsigned char*>(a.data()) + static_cast<std::size_t>(k) * dtype_size(a.dtype());
     using namespace scalar;
@@ -379,6 +381,11 @@ int run(const Options& args) {
   std::vector<std::pair<std::string, Array>> split_outs;
   hooks.checked = [&](const std::shared_ptr<const Program>& p, const std::vector<Input>& inputs, const Shape* shape) {
     program = p;
+    if (opt.verbose && p->has_reductions) {  // the passes over memory (src/plan/reduce_plan.hpp)
+      std::vector<Shape> shapes;
+      for (const Input& in : inputs) shapes.push_back(in.view.shape);
+      std::fprintf(stderr, "%s", plan::describe(*p, plan::plan_reductions(*p, shapes)).c_str());
+    }
     for (const auto& [name, path] : paths) {
       bool found = false;
       std::string all;

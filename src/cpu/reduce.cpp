@@ -1,0 +1,616 @@
+#include "cpu/reduce.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "core/array.hpp"
+#include "cpu/thread_pool.hpp"
+#include "core/fail.hpp"
+#include "core/scalar.hpp"
+
+namespace cujit {
+
+namespace {
+
+using namespace scalar;
+using plan::ReduceStep;
+
+constexpr std::int64_t kLeaf = 128;         // NumPy's pairwise block: 8 lanes of 16
+constexpr std::int64_t kSegment = 1 << 16;  // elements behind one partial; fixed, so the order is the shape's alone
+
+// ---- where the reduced elements are ----
+
+// The map's dims split into kept ones (which result element) and reduced ones
+// (the elements reduced into it, in C order), each list with extent-1 dims
+// dropped and contiguous neighbours merged.
+struct Geometry {
+  const unsigned char* base = nullptr;
+  int nk = 0, nr = 0;
+  std::int64_t kext[kMaxDims] = {}, kstride[kMaxDims] = {};
+  std::int64_t rext[kMaxDims] = {}, rstride[kMaxDims] = {};
+  std::int64_t outputs = 1, count = 1;
+  std::size_t item = 1;
+
+  static void add(int& n, std::int64_t* ext, std::int64_t* stride, std::int64_t e, std::int64_t s) {
+    if (e == 1) return;
+    if (n > 0 && stride[n - 1] == s * e) {
+      ext[n - 1] *= e;
+      stride[n - 1] = s;
+      return;
+    }
+    ext[n] = e;
+    stride[n] = s;
+    ++n;
+  }
+
+  Geometry(const ArrayView& x, const ReduceStep& st) {
+    base = static_cast<const unsigned char*>(x.data);
+    item = dtype_size(x.dtype);
+    for (int d = 0; d < x.shape.ndim; ++d) {
+      const bool reduced = std::binary_search(st.axes.begin(), st.axes.end(), d);
+      if (reduced) {
+        add(nr, rext, rstride, x.shape[d], x.strides[d]);
+        count *= x.shape[d];
+      } else {
+        add(nk, kext, kstride, x.shape[d], x.strides[d]);
+        outputs *= x.shape[d];
+      }
+    }
+  }
+
+  std::int64_t output_offset(std::int64_t o) const {
+    std::int64_t off = 0;
+    for (int d = nk - 1; d >= 0; --d) {
+      off += (o % kext[d]) * kstride[d];
+      o /= kext[d];
+    }
+    return off;
+  }
+};
+
+// Copies reduced elements [r, r + n) of one result, n <= kLeaf, into `buf`.
+void gather(const Geometry& g, const unsigned char* start, std::int64_t r, std::int64_t n, unsigned char* buf) {
+  const std::size_t item = g.item;
+  if (g.nr == 0) {  // nothing reduced: the one element
+    std::memcpy(buf, start, item);
+    return;
+  }
+  std::int64_t idx[kMaxDims], off = 0, flat = r;
+  const int last = g.nr - 1;
+  for (int d = last; d >= 0; --d) {
+    idx[d] = flat % g.rext[d];
+    flat /= g.rext[d];
+    off += idx[d] * g.rstride[d];
+  }
+  const std::int64_t step = g.rstride[last];
+  for (std::int64_t k = 0; k < n;) {
+    const std::int64_t run = std::min(n - k, g.rext[last] - idx[last]);
+    const unsigned char* src = start + off;
+    if (step == static_cast<std::int64_t>(item)) {
+      std::memcpy(buf + k * static_cast<std::int64_t>(item), src, static_cast<std::size_t>(run) * item);
+    } else {
+      for (std::int64_t q = 0; q < run; ++q) std::memcpy(buf + (k + q) * static_cast<std::int64_t>(item), src + q * step, item);
+    }
+    k += run;
+    idx[last] += run;
+    off += run * step;
+    if (idx[last] == g.rext[last]) {
+      off -= g.rext[last] * step;
+      idx[last] = 0;
+      for (int d = last - 1; d >= 0; --d) {
+        off += g.rstride[d];
+        if (++idx[d] < g.rext[d]) break;
+        off -= g.rext[d] * g.rstride[d];
+        idx[d] = 0;
+      }
+    }
+  }
+}
+
+// Reduced elements [r, r + n) of result o (n <= kLeaf): where they are when
+// they lie in one contiguous run (the common case: no copy), else gathered into `buf`.
+template <class In> const In* elements(const Geometry& g, std::int64_t o, std::int64_t r, std::int64_t n, unsigned char* buf) {
+  const unsigned char* start = g.base + g.output_offset(o);
+  if (g.nr == 1 && g.rstride[0] == static_cast<std::int64_t>(sizeof(In)))
+    return reinterpret_cast<const In*>(start + r * static_cast<std::int64_t>(sizeof(In)));
+  gather(g, start, r, n, buf);
+  return reinterpret_cast<const In*>(buf);
+}
+
+// ---- values ----
+
+template <class T> bool isnan_v(const T& v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else if constexpr (is_cplx_v<T>) return std::isnan(v.real()) || std::isnan(v.imag());
+  else return false;
+}
+// The value an element stands for, for comparisons: 16-bit floats as float.
+template <class T> auto value_of(const T& v) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BF16>) return cast<float>(v);
+  else return v;
+}
+template <class T> bool less(const T& a, const T& b) {
+  if constexpr (is_cplx_v<T>) return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  else return a < b;
+}
+template <class T> struct real_of { using type = T; };
+template <class T> struct real_of<std::complex<T>> { using type = T; };
+
+// Pairwise over `n` partials (the same tree as the elements').
+template <class P, class C> P tree(const P* p, std::int64_t n, const C& combine) {
+  if (n == 1) return p[0];
+  const std::int64_t h = n / 2;
+  return combine(tree(p, h, combine), tree(p + h, n - h, combine));
+}
+
+// Runs `leaf(o, r, n)` -> P over every result o and its elements, cut into
+// leaves inside fixed segments; combines pairwise. Returns one P per result.
+template <class P, class Leaf, class Combine>
+std::vector<P> reduce_all(const Geometry& g, const Leaf& leaf, const Combine& combine, P identity, int threads,
+                          std::int64_t leaf_len = kLeaf) {
+  const std::int64_t nseg = std::max<std::int64_t>(1, (g.count + kSegment - 1) / kSegment);
+  const std::int64_t items = g.outputs * nseg;
+  std::vector<P> part(static_cast<std::size_t>(items), identity);
+  // A segment's elements, leaves of kLeaf combined pairwise.
+  auto segment = [&](std::int64_t o, std::int64_t lo, std::int64_t hi) {
+    auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> P {
+      if (b - a <= leaf_len) return leaf(o, a, b - a);
+      // Halves on a leaf boundary (NumPy's pairwise sum splits on its 8 lanes likewise).
+      std::int64_t h = (b - a) / 2;
+      h = std::max(leaf_len, h - h % leaf_len);
+      return combine(self(self, a, a + h), self(self, a + h, b));
+    };
+    return hi > lo ? rec(rec, lo, hi) : identity;
+  };
+  const std::int64_t per_task = std::max<std::int64_t>(1, kSegment / std::max<std::int64_t>(1, std::min(g.count, kSegment)));
+  const std::int64_t tasks = (items + per_task - 1) / per_task;
+  if (threads <= 0) threads = cpu_threads();
+  parallel_tasks(tasks, threads, [&](int, std::int64_t t) {
+    const std::int64_t end = std::min(items, (t + 1) * per_task);
+    for (std::int64_t it = t * per_task; it < end; ++it) {
+      const std::int64_t o = it / nseg, s = it % nseg;
+      part[static_cast<std::size_t>(it)] = segment(o, s * kSegment, std::min(g.count, (s + 1) * kSegment));
+    }
+  });
+  if (nseg == 1) return part;
+  std::vector<P> out(static_cast<std::size_t>(g.outputs));
+  for (std::int64_t o = 0; o < g.outputs; ++o) out[static_cast<std::size_t>(o)] = tree(&part[static_cast<std::size_t>(o * nseg)], nseg, combine);
+  return out;
+}
+
+// Writes value v (any host type) as element o of `out`.
+template <class V> void store(HostArray& out, std::int64_t o, const V& v) {
+  visit(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T x = cast<T>(v);
+    std::memcpy(static_cast<unsigned char*>(out.data()) + o * static_cast<std::int64_t>(sizeof(T)), &x, sizeof(T));
+  });
+}
+
+// NumPy's error for a reduction with no identity over no elements.
+std::string empty_message(const ReduceStep& st) {
+  switch (st.what) {
+    case Reduce::Min: return std::string("zero-size array to reduction operation ") + (st.nan_ignoring ? "fmin" : "minimum") + " which has no identity";
+    case Reduce::Max: return std::string("zero-size array to reduction operation ") + (st.nan_ignoring ? "fmax" : "maximum") + " which has no identity";
+    case Reduce::ArgMin: return "attempt to get argmin of an empty sequence";
+    default: return "attempt to get argmax of an empty sequence";
+  }
+}
+
+// ---- sums, products, means, variances ----
+
+// Accumulates in 64-bit integers whatever integer or bool dtype NumPy names:
+// wrapping sums and products agree modulo 2^k, and the result converts once.
+DType wide(DType acc) {
+  if (is_bool(acc) || is_signed_int(acc)) return DType::Int64;
+  if (is_integer(acc)) return DType::UInt64;
+  return acc;
+}
+
+template <class Acc> struct Moments {
+  Acc sum{};
+  std::int64_t cnt = 0;
+};
+
+// Sums where the results lie side by side in memory and their elements do not
+// (`sum(x, axis=0)` of a C-contiguous x): kTile results at a time, each with the
+// very operations of the one-result path (the same leaves, lanes and tree), so
+// the bits are the same; the lanes run across the tile, which vectorizes and
+// reads whole rows instead of one element per cache line.
+constexpr int kTile = 256;
+
+bool columns_apply(const Geometry& g, std::size_t item) {
+  return g.nk >= 1 && g.nr >= 1 && g.kstride[g.nk - 1] == static_cast<std::int64_t>(item) &&
+         !(g.nr == 1 && g.rstride[0] == static_cast<std::int64_t>(item));
+}
+
+template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, int threads) {
+  using T = std::array<Acc, kTile>;
+  const std::int64_t inner = g.kext[g.nk - 1], per_row = (inner + kTile - 1) / kTile;
+  const std::int64_t tiles = g.outputs / inner * per_row;
+  const std::int64_t nseg = std::max<std::int64_t>(1, (g.count + kSegment - 1) / kSegment);
+  auto reduced_offset = [&](std::int64_t r) {
+    std::int64_t off = 0;
+    for (int d = g.nr - 1; d >= 0; --d) {
+      off += (r % g.rext[d]) * g.rstride[d];
+      r /= g.rext[d];
+    }
+    return off;
+  };
+  auto add = [](const T& a, const T& b) {
+    T c;
+    for (int w = 0; w < kTile; ++w) c[w] = a[w] + b[w];
+    return c;
+  };
+  auto leaf = [&](const unsigned char* base, int width, std::int64_t r, std::int64_t n) {
+    auto v = [&](std::int64_t k, Acc* row) {
+      const In* x = reinterpret_cast<const In*>(base + reduced_offset(r + k));
+      for (int w = 0; w < width; ++w) row[w] = cast<Acc>(x[w]);
+      for (int w = width; w < kTile; ++w) row[w] = Acc{};
+    };
+    T s{};
+    Acc row[kTile];
+    if (n < 8) {
+      for (std::int64_t k = 0; k < n; ++k) {
+        v(k, row);
+        for (int w = 0; w < kTile; ++w) s[w] += row[w];
+      }
+      return s;
+    }
+    Acc l[8][kTile];
+    for (int j = 0; j < 8; ++j) v(j, l[j]);
+    std::int64_t k = 8;
+    for (; k + 8 <= n; k += 8)
+      for (int j = 0; j < 8; ++j) {
+        v(k + j, row);
+        for (int w = 0; w < kTile; ++w) l[j][w] += row[w];
+      }
+    for (int w = 0; w < kTile; ++w) s[w] = ((l[0][w] + l[1][w]) + (l[2][w] + l[3][w])) + ((l[4][w] + l[5][w]) + (l[6][w] + l[7][w]));
+    for (; k < n; ++k) {
+      v(k, row);
+      for (int w = 0; w < kTile; ++w) s[w] += row[w];
+    }
+    return s;
+  };
+  std::vector<T> part(static_cast<std::size_t>(tiles * nseg));
+  parallel_tasks(tiles * nseg, threads > 0 ? threads : cpu_threads(), [&](int, std::int64_t it) {
+    const std::int64_t t = it / nseg, sg = it % nseg;
+    const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
+    const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
+    const unsigned char* base = g.base + g.output_offset(o0);
+    auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> T {
+      if (b - a <= kLeaf) return leaf(base, width, a, b - a);
+      std::int64_t h = (b - a) / 2;
+      h = std::max(kLeaf, h - h % kLeaf);
+      return add(self(self, a, a + h), self(self, a + h, b));
+    };
+    part[static_cast<std::size_t>(it)] = rec(rec, sg * kSegment, std::min(g.count, (sg + 1) * kSegment));
+  });
+  std::vector<Acc> out(static_cast<std::size_t>(g.outputs));
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    const T sum = tree(&part[static_cast<std::size_t>(t * nseg)], nseg, add);
+    const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
+    const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
+    for (int w = 0; w < width; ++w) out[static_cast<std::size_t>(o0 + w)] = sum[static_cast<std::size_t>(w)];
+  }
+  return out;
+}
+
+template <class In, class Acc>
+void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
+  using R = typename real_of<Acc>::type;
+  const bool nan = st.nan_ignoring && (std::is_floating_point_v<R>);
+  const Acc zero{};  // +0, as NumPy's sum([-0.0])
+  auto load = [&](std::int64_t o, std::int64_t r, std::int64_t n, Acc* v, bool* present) {
+    alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+    const In* x = elements<In>(g, o, r, n, buf);
+    for (std::int64_t k = 0; k < n; ++k) {
+      v[k] = cast<Acc>(x[k]);
+      present[k] = !(nan && isnan_v(v[k]));
+    }
+  };
+  // NumPy's pairwise leaf: 8 lanes, then ((0+1)+(2+3))+((4+5)+(6+7)).
+  auto lanes = [&](const Acc* v, std::int64_t n) {
+    if (n < 8) {
+      Acc s = zero;
+      for (std::int64_t k = 0; k < n; ++k) s += v[k];
+      return s;
+    }
+    Acc l[8];
+    for (int j = 0; j < 8; ++j) l[j] = v[j];
+    std::int64_t k = 8;
+    for (; k + 8 <= n; k += 8)
+      for (int j = 0; j < 8; ++j) l[j] += v[k + j];
+    Acc s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    for (; k < n; ++k) s += v[k];
+    return s;
+  };
+  using M = Moments<Acc>;
+  auto add = [](const M& a, const M& b) { return M{a.sum + b.sum, a.cnt + b.cnt}; };
+  const std::int64_t outputs = g.outputs;
+  if (st.what == Reduce::Prod) {
+    auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+      Acc v[kLeaf];
+      bool present[kLeaf];
+      load(o, r, n, v, present);
+      Acc p = Acc(1);
+      for (std::int64_t k = 0; k < n; ++k)
+        if (present[k]) p *= v[k];
+      return p;
+    };
+    auto parts = reduce_all<Acc>(g, leaf, [](Acc a, Acc b) { return a * b; }, Acc(1), threads);
+    for (std::int64_t o = 0; o < outputs; ++o) store(out, o, parts[static_cast<std::size_t>(o)]);
+    return;
+  }
+  auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+    if (!nan) {  // the common case: no copy, the conversion inside the 8 lanes
+      alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+      const In* x = elements<In>(g, o, r, n, buf);
+      if constexpr (std::is_same_v<In, Acc>) return M{lanes(x, n), n};
+      Acc v[kLeaf];
+      for (std::int64_t k = 0; k < n; ++k) v[k] = cast<Acc>(x[k]);
+      return M{lanes(v, n), n};
+    }
+    Acc v[kLeaf];
+    bool present[kLeaf];
+    load(o, r, n, v, present);
+    std::int64_t c = n;
+    for (std::int64_t k = 0; k < n; ++k)
+      if (!present[k]) v[k] = Acc(0), --c;
+    return M{lanes(v, n), c};
+  };
+  std::vector<M> sums;
+  if (!nan && g.count > 0 && columns_apply(g, sizeof(In)) && (st.what == Reduce::Sum || st.what == Reduce::Mean)) {
+    for (const Acc& c : column_sums<In, Acc>(g, threads)) sums.push_back(M{c, g.count});
+  } else {
+    sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads);
+  }
+  if (st.what == Reduce::Sum) {
+    for (std::int64_t o = 0; o < outputs; ++o) {
+      store(out, o, sums[static_cast<std::size_t>(o)].sum);
+    }
+    return;
+  }
+  // mean = sum / count, as NumPy's (true division, also for an integer dtype=).
+  auto mean_of = [](const M& m) {
+    if constexpr (std::is_integral_v<Acc>) return static_cast<double>(m.sum) / static_cast<double>(m.cnt);
+    else if constexpr (is_cplx_v<Acc>) {
+      // NumPy divides by the count as a complex number (Smith's algorithm with a zero imaginary
+      // part), which spreads a NaN or an infinity of either part to both.
+      const R c = static_cast<R>(m.cnt), re = m.sum.real(), im = m.sum.imag();
+      return Acc((re + im * R(0)) / c, (im - re * R(0)) / c);
+    } else {
+      return m.sum / static_cast<R>(m.cnt);
+    }
+  };
+  if (st.what == Reduce::Mean) {
+    for (std::int64_t o = 0; o < outputs; ++o) store(out, o, mean_of(sums[static_cast<std::size_t>(o)]));
+    return;
+  }
+  if constexpr (!std::is_integral_v<Acc>) {
+    // var/std: the mean first, then the squared deviations' sum (NumPy's two passes).
+    std::vector<Acc> mean(static_cast<std::size_t>(outputs));
+    for (std::int64_t o = 0; o < outputs; ++o) mean[static_cast<std::size_t>(o)] = mean_of(sums[static_cast<std::size_t>(o)]);
+    using MR = Moments<R>;
+    auto dev = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+      Acc v[kLeaf];
+      bool present[kLeaf];
+      load(o, r, n, v, present);
+      R d[kLeaf];
+      const Acc m = mean[static_cast<std::size_t>(o)];
+      for (std::int64_t k = 0; k < n; ++k) {
+        const Acc x = v[k] - m;
+        if constexpr (is_cplx_v<Acc>) d[k] = x.real() * x.real() + x.imag() * x.imag();
+        else d[k] = x * x;
+        if (!present[k]) d[k] = R(0);
+      }
+      R s = R(0);
+      if (n < 8) {
+        for (std::int64_t k = 0; k < n; ++k) s += d[k];
+      } else {
+        R l[8];
+        for (int j = 0; j < 8; ++j) l[j] = d[j];
+        std::int64_t k = 8;
+        for (; k + 8 <= n; k += 8)
+          for (int j = 0; j < 8; ++j) l[j] += d[k + j];
+        s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+        for (; k < n; ++k) s += d[k];
+      }
+      return MR{s, 0};
+    };
+    auto sq = reduce_all<MR>(g, dev, [](const MR& a, const MR& b) { return MR{a.sum + b.sum, 0}; }, MR{R(0), 0}, threads);
+    for (std::int64_t o = 0; o < outputs; ++o) {
+      const double cnt = static_cast<double>(sums[static_cast<std::size_t>(o)].cnt);
+      double dof = cnt - st.ddof;
+      // NumPy's var divides by max(n - ddof, 0); its nanvar gives NaN where n - ddof <= 0.
+      R var;
+      if (nan && dof <= 0) var = std::numeric_limits<R>::quiet_NaN();
+      else var = sq[static_cast<std::size_t>(o)].sum / static_cast<R>(std::max(dof, 0.0));
+      store(out, o, st.what == Reduce::Std ? std::sqrt(var) : var);
+    }
+  }
+}
+
+template <class In> void arithmetic_for(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
+  switch (wide(st.acc)) {
+    case DType::Int64: return arithmetic<In, std::int64_t>(g, st, out, threads);
+    case DType::UInt64: return arithmetic<In, std::uint64_t>(g, st, out, threads);
+    case DType::Float32: return arithmetic<In, float>(g, st, out, threads);
+    case DType::Float64: return arithmetic<In, double>(g, st, out, threads);
+    case DType::Complex64: return arithmetic<In, std::complex<float>>(g, st, out, threads);
+    case DType::Complex128: return arithmetic<In, std::complex<double>>(g, st, out, threads);
+    default: fail(ErrorCode::Internal, "CPU reduction: no accumulator {}", dtype_name(st.acc));
+  }
+}
+
+// ---- min, max, argmin, argmax ----
+
+template <class V> struct Best {
+  V v{};
+  std::int64_t idx = -1;  // -1: no element (yet)
+};
+
+// The extremum of x[0, n) and whether a NaN is among them, with lanes the
+// compiler keeps in vector registers (GCC's vector extension: a select per
+// lane vectorizes where one running maximum, a dependency chain of selects
+// it may not reorder, stays scalar).
+template <bool Max, class V> V extreme_value(const V* x, std::int64_t n, bool& any_nan) {
+  V m = x[0];
+  bool nan = false;
+  std::int64_t k = 0;
+  if constexpr (std::is_floating_point_v<V>) {
+    // 16 bytes: SSE2's width, which every x86-64 has (a wider vector without
+    // AVX is lowered element by element) and NEON's.
+    constexpr int L = 16 / sizeof(V);
+    typedef V Vec __attribute__((vector_size(16)));
+    typedef decltype(Vec{} < Vec{}) Mask;
+    Vec lane, v;
+    for (int j = 0; j < L; ++j) lane[j] = x[0];
+    Mask bad = {};
+    for (; k + L <= n; k += L) {
+      std::memcpy(&v, x + k, sizeof v);
+      bad |= v != v;
+      if constexpr (Max) lane = lane < v ? v : lane;
+      else lane = v < lane ? v : lane;
+    }
+    for (int j = 0; j < L; ++j) {
+      nan |= bad[j] != 0;
+      if constexpr (Max) m = m < lane[j] ? lane[j] : m;
+      else m = lane[j] < m ? lane[j] : m;
+    }
+  }
+  for (; k < n; ++k) {
+    const V v = x[k];
+    if constexpr (std::is_floating_point_v<V>) nan |= v != v;
+    if constexpr (Max) m = m < v ? v : m;
+    else m = v < m ? v : m;
+  }
+  any_nan = nan;
+  return m;
+}
+
+// The leaf of min/max/argmin/argmax on a real or integer type without NaN
+// skipping: the answer of the element-by-element rule (the first NaN, else the
+// first element equal to the extremum), with the extremum found vectorized.
+template <bool Max, class V> Best<V> fast_leaf(const V* x, std::int64_t n, std::int64_t r, bool want_index) {
+  // Chunk by chunk, so that finding the index afterwards scans one chunk: the
+  // first with a NaN (the NaN wins), else the first holding the extremum.
+  constexpr std::int64_t kChunk = 4096;
+  V best{};
+  std::int64_t at = -1;
+  for (std::int64_t c = 0; c < n; c += kChunk) {
+    const std::int64_t len = std::min(kChunk, n - c);
+    bool any_nan = false;
+    const V m = extreme_value<Max>(x + c, len, any_nan);
+    if (any_nan) {
+      for (std::int64_t k = c; k < c + len; ++k)
+        if (x[k] != x[k]) return {x[k], r + k};
+    }
+    if (at < 0 || (Max ? best < m : m < best)) best = m, at = c;
+  }
+  if (!want_index && best != V(0)) return {best, r};
+  for (std::int64_t k = at; k < n; ++k)
+    if (x[k] == best) return {x[k], r + k};  // its value too: of +0 and -0 the first wins
+  return {best, r + at};
+}
+
+template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
+  using V = decltype(value_of(In{}));
+  const bool is_max = st.what == Reduce::Max || st.what == Reduce::ArgMax;
+  const bool nan_ignoring = st.nan_ignoring;
+  using B = Best<V>;
+  // Whether b replaces a (a holds the lower indices): NaN wins and stays
+  // (NumPy's min/max propagate it; the first NaN is argmin's answer); a
+  // NaN-ignoring version never takes one; ties keep the first.
+  auto better = [=](const B& a, const B& b) {
+    if (b.idx < 0) return false;
+    if (a.idx < 0) return true;
+    if (isnan_v(a.v)) return false;
+    if (isnan_v(b.v)) return true;
+    return is_max ? less(a.v, b.v) : less(b.v, a.v);
+  };
+  const bool arg = st.what == Reduce::ArgMin || st.what == Reduce::ArgMax;
+  auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+    alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+    const In* x = elements<In>(g, o, r, n, buf);
+    if constexpr (std::is_same_v<In, V> && !is_cplx_v<V>) {
+      if (!nan_ignoring && n > 0) return is_max ? fast_leaf<true>(x, n, r, arg) : fast_leaf<false>(x, n, r, arg);
+    }
+    B best;
+    for (std::int64_t k = 0; k < n; ++k) {
+      B c{value_of(x[k]), r + k};
+      if (nan_ignoring && isnan_v(c.v)) continue;
+      if (better(best, c)) best = c;
+    }
+    return best;
+  };
+  // Exact and order-free: a contiguous segment is one leaf for the fast path.
+  const bool whole = std::is_same_v<In, V> && !is_cplx_v<V> && !nan_ignoring && g.nr == 1 &&
+                     g.rstride[0] == static_cast<std::int64_t>(sizeof(In));
+  auto parts = reduce_all<B>(g, leaf, [&](const B& a, const B& b) { return better(a, b) ? b : a; }, B{}, threads,
+                             whole ? kSegment : kLeaf);
+  for (std::int64_t o = 0; o < g.outputs; ++o) {
+    const B& b = parts[static_cast<std::size_t>(o)];
+    if (arg) {
+      if (b.idx < 0) fail(ErrorCode::Data, "All-NaN slice encountered");
+      store(out, o, b.idx);
+    } else if (b.idx < 0) {  // nanmin/nanmax of NaNs alone: NaN, as NumPy's (which warns)
+      store(out, o, std::numeric_limits<double>::quiet_NaN());
+    } else {
+      store(out, o, b.v);
+    }
+  }
+}
+
+template <class In> void logical(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
+  const bool all = st.what == Reduce::All;
+  auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+    alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+    const In* x = elements<In>(g, o, r, n, buf);
+    bool acc = all;
+    for (std::int64_t k = 0; k < n; ++k) {
+      const bool t = cast<bool>(x[k]);
+      acc = all ? (acc && t) : (acc || t);
+    }
+    return acc;
+  };
+  auto parts = reduce_all<char>(
+      g, [&](std::int64_t o, std::int64_t r, std::int64_t n) { return static_cast<char>(leaf(o, r, n)); },
+      [all](char a, char b) { return static_cast<char>(all ? (a && b) : (a || b)); }, static_cast<char>(all), threads);
+  for (std::int64_t o = 0; o < g.outputs; ++o) store(out, o, static_cast<bool>(parts[static_cast<std::size_t>(o)]));
+}
+
+}  // namespace
+
+HostArray reduce_host(const ArrayView& x, const ReduceStep& st, int threads) {
+  if (x.dtype != st.in || x.shape != st.map_shape)
+    fail(ErrorCode::Internal, "CPU reduction: a {} {} map where the plan has {} {}", dtype_name(x.dtype),
+         to_string(x.shape), dtype_name(st.in), to_string(st.map_shape));
+  HostArray out(st.out, st.out_shape);
+  const Geometry g(x, st);
+  // As NumPy: no elements to reduce is an error even where no result has any.
+  const bool no_identity = st.what == Reduce::Min || st.what == Reduce::Max || st.what == Reduce::ArgMin || st.what == Reduce::ArgMax;
+  if (g.count == 0 && no_identity) fail(ErrorCode::Data, empty_message(st));
+  if (g.outputs == 0) return out;
+  visit(st.in, [&](auto tag) {
+    using In = decltype(tag);
+    switch (st.what) {
+      case Reduce::Min:
+      case Reduce::Max:
+      case Reduce::ArgMin:
+      case Reduce::ArgMax: return extremum<In>(g, st, out, threads);
+      case Reduce::Any:
+      case Reduce::All: return logical<In>(g, st, out, threads);
+      default: return arithmetic_for<In>(g, st, out, threads);
+    }
+  });
+  return out;
+}
+
+}  // namespace cujit

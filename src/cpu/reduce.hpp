@@ -1,0 +1,28 @@
+// The CPU evaluator's reduction kernel, and the run of a program with
+// reductions (src/plan/reduce_plan.hpp): each reduction's map evaluated as an
+// elementwise program (or read in place when it is an input), reduced, then
+// the elementwise steps with the reduced values as broadcast inputs.
+//
+// Deterministic: the reduced elements of each result are cut into segments of
+// a fixed length and each segment into leaves of 128 elements, summed
+// pairwise (NumPy's pairwise summation, its 8 lanes in a leaf), and the
+// segments' partials combined pairwise; the cuts depend on the shape alone,
+// so every thread count gives the same bits. float16 and bfloat16 accumulate
+// in float32, integers in 64 bits (wrapping, as NumPy's).
+#pragma once
+#include <vector>
+
+#include "cpu/eval.hpp"
+#include "plan/reduce_plan.hpp"
+
+namespace cujit {
+
+// Reduces `x` (host memory of shape step.map_shape and dtype step.in, any
+// strides) as `step` says, on up to `threads` threads (0: cpu_threads()).
+HostArray reduce_host(const ArrayView& x, const plan::ReduceStep& step, int threads = 0);
+
+// evaluate_program for a program with reductions (Program::has_reductions).
+std::vector<Output> evaluate_reductions(const Program& p, const std::vector<Input>& inputs, const Shape* shape,
+                                        const CpuOptions& options);
+
+}  // namespace cujit
