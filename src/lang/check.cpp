@@ -993,9 +993,11 @@ Program check(Ast ast, const std::vector<Param>& inputs, const std::vector<Outpu
   return p;
 }
 
-std::string negative_power_message(long long exponent) {
-  return fmt::format("integers to negative integer powers are not allowed (an exponent is {}); make the base a float, "
-                     "e.g. float64(...)", exponent);
+// Without the exponent's value: which negative element a GPU meets first
+// depends on the launch, and the message must not (NumPy's names none).
+std::string negative_power_message(long long /*exponent*/) {
+  return "integers to negative integer powers are not allowed (an exponent is negative); make the base a float, "
+         "e.g. float64(...)";
 }
 
 Program compile_program(std::string_view source, const std::vector<Param>& inputs,

@@ -18,7 +18,7 @@ using test::error_of;
 
 namespace {
 const std::string kMessage =
-    "integers to negative integer powers are not allowed (an exponent is -2); make the base a float, e.g. "
+    "integers to negative integer powers are not allowed (an exponent is negative); make the base a float, e.g. "
     "float64(...)";
 }
 
