@@ -15,7 +15,7 @@
 extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL_NAME}}(
     const cj_in cj_p, cj_out_t* __restrict__ cj_out, cj_acc* __restrict__ cj_part, unsigned* __restrict__ cj_cnt,
     const long long cj_A, const long long cj_K, const long long cj_B, const long long cj_kchunk, const int cj_S) {
-  enum { TX = {{TX}}, TY = {{TY}}, THREADS = TX * TY, U = 4, VEC = {{VEC}} };
+  enum { TX = {{TX}}, TY = {{TY}}, THREADS = TX * TY, U = {{UNROLL}}, VEC = {{VEC}} };
   __shared__ cj_acc cj_smem[TY][TX * VEC];
   __shared__ int cj_flag;
   const int cj_tx = threadIdx.x % TX, cj_ty = threadIdx.x / TX;

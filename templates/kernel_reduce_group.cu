@@ -10,7 +10,7 @@
 // the shuffles, so the row loop is uniform across the block.
 extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL_NAME}}(
     const cj_in cj_p, cj_out_t* __restrict__ cj_out, const long long cj_rows, const long long cj_len) {
-  enum { THREADS = {{THREADS}}, GROUP = {{GROUP}}, U = 4, VEC = {{VEC}}, PER_BLOCK = THREADS / GROUP };
+  enum { THREADS = {{THREADS}}, GROUP = {{GROUP}}, U = {{UNROLL}}, VEC = {{VEC}}, PER_BLOCK = THREADS / GROUP };
   const int cj_g = threadIdx.x % GROUP;
   const long long cj_nv = cj_len / VEC;
   for (long long cj_r0 = (long long)blockIdx.x * PER_BLOCK; cj_r0 < cj_rows; cj_r0 += (long long)gridDim.x * PER_BLOCK) {

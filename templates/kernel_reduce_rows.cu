@@ -6,7 +6,8 @@
 
 // Rows of `len` contiguous elements, each cut into `nchunks` chunks of
 // `chunk` elements (a whole reduction is one row). A block reduces one chunk:
-// thread t folds logical vectors t, t+THREADS, ... into U x VEC accumulators
+// thread t folds logical vectors t, t+THREADS, ... into U x VEC accumulators (U
+// from the host: 4, fewer for wide accumulators, to keep them in registers)
 // (so a float sum adds at most ~chunk/(THREADS*U*VEC) terms in sequence),
 // then the block tree. With one chunk per row the block stores the result;
 // otherwise it stores a partial, and the last block of the row combines the
@@ -16,7 +17,7 @@
 extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL_NAME}}(
     const cj_in cj_p, cj_out_t* __restrict__ cj_out, cj_acc* __restrict__ cj_part, unsigned* __restrict__ cj_cnt,
     const long long cj_rows, const long long cj_len, const long long cj_chunk, const int cj_nchunks) {
-  enum { THREADS = {{THREADS}}, U = 4, VEC = {{VEC}} };
+  enum { THREADS = {{THREADS}}, U = {{UNROLL}}, VEC = {{VEC}} };
   __shared__ cj_acc cj_smem[32];
   __shared__ int cj_flag;
   const long long cj_items = cj_rows * cj_nchunks;

@@ -18,7 +18,6 @@ namespace {
 // GPU; about 8 per SM of an H100 or H200 (132 SMs).
 constexpr long long kTargetItems = 1024;
 constexpr int kThreads = 256;
-constexpr int kUnroll = 4;      // accumulator rows per thread (templates' U)
 constexpr int kMaxSteps = 16;   // the most block steps one piece of work takes
 constexpr int kMaxRowItems = 8; // normalize_rows: logical vectors per thread
 
@@ -94,6 +93,20 @@ std::string op_struct(ReduceOp op) {
     case ReduceOp::Std: return "cj::red::welford<cj_val>";
   }
   return "?";
+}
+
+// Bytes of the accumulator (reduce.cuh's acc types).
+std::size_t acc_size(const ReduceSpec& s) {
+  const std::size_t v = s.value == DType::Float16 || s.value == DType::BFloat16 ? 4 : dtype_size(s.value);
+  switch (s.op) {
+    case ReduceOp::ArgMin:
+    case ReduceOp::ArgMax: return 16;
+    case ReduceOp::Any:
+    case ReduceOp::All: return 1;
+    case ReduceOp::Var:
+    case ReduceOp::Std: return 3 * v;
+    default: return v;
+  }
 }
 
 std::string default_post(const ReduceSpec& s) {
@@ -205,9 +218,9 @@ std::string ReducePlan::key() const {
 
 std::string ReducePlan::source_key() const {
   switch (variant) {
-    case Variant::Group: return fmt::format("group t{} v{} g{}", threads, vec, group);
-    case Variant::Rows: return fmt::format("rows t{} v{}", threads, vec);
-    case Variant::Cols: return fmt::format("cols t{}x{} v{}", tx, ty, vec);
+    case Variant::Group: return fmt::format("group t{} v{}x{} g{}", threads, vec, unroll, group);
+    case Variant::Rows: return fmt::format("rows t{} v{}x{}", threads, vec, unroll);
+    case Variant::Cols: return fmt::format("cols t{}x{} v{}x{}", tx, ty, vec, unroll);
   }
   return "?";
 }
@@ -224,7 +237,10 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
   ReducePlan p;
   p.threads = kThreads;
   p.vec = vec_of(spec.inputs);
-  const long long step = static_cast<long long>(kThreads) * p.vec * kUnroll;
+  // U x VEC accumulators per thread stay in registers up to 256 bytes (64
+  // registers): argmax of float16 (8 lanes of 16 bytes) takes 2 rows, not 4.
+  while (p.unroll > 1 && static_cast<std::size_t>(p.unroll * p.vec) * acc_size(spec) > 256) p.unroll /= 2;
+  const long long step = static_cast<long long>(kThreads) * p.vec * p.unroll;
   if (sh.inner == 1) {
     const long long rows = sh.outer, len = sh.len;
     if (len <= 32LL * p.vec * kMaxSteps && rows > 1) {
@@ -252,7 +268,7 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
   p.ty = ty;
   p.tx = kThreads / ty;
   const long long tiles = cdiv(ncv, p.tx);
-  const long long kstep = static_cast<long long>(ty) * kUnroll;
+  const long long kstep = static_cast<long long>(ty) * p.unroll;
   const long long most = std::max(1LL, cdiv(sh.len, kstep));
   const long long splits =
       std::max(cdiv(sh.len, kstep * kMaxSteps), std::min(cdiv(kTargetItems, std::max(1LL, sh.outer * tiles)), most));
@@ -283,6 +299,7 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
   vars["FUNCTIONS"] = reduce_functions(spec, plan.vec, vector_loads);
   vars["THREADS"] = std::to_string(plan.threads);
   vars["VEC"] = std::to_string(plan.vec);
+  vars["UNROLL"] = std::to_string(plan.unroll);
   const char* file = "kernel_reduce_rows.cu";
   if (plan.variant == ReducePlan::Variant::Group) {
     file = "kernel_reduce_group.cu";
