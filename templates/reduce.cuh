@@ -217,7 +217,7 @@ template <class T> __device__ __forceinline__ T load_cg(const T* p) {
   return u.t;
 }
 
-// Folds acc[U][V] into one accumulator in a fixed pairwise tree (U, V powers of two).
+// Folds acc[N] into one accumulator in a fixed pairwise tree (N a power of two).
 template <class Op, int N> __device__ __forceinline__ typename Op::acc fold(typename Op::acc (&a)[N]) {
 #pragma unroll
   for (int s = N / 2; s > 0; s >>= 1)

@@ -424,10 +424,11 @@ void ReduceKernels::normalize_rows(int device, const RowNormSpec& spec, long lon
   if (rows <= 0 || len <= 0) return;
   const int vec = vec_of(spec.inputs);
   const long long items = cdiv(len, static_cast<long long>(kThreads) * vec);
-  if (items > kMaxRowItems)
+  if (pow2ceil(items) > kMaxRowItems)
     fail(ErrorCode::Usage, "row normalisation keeps a row on chip: rows of at most {} elements, got {}",
          static_cast<long long>(kMaxRowItems) * kThreads * vec, len);
-  const int pitems = static_cast<int>(items);
+  // A power of two: the registers are summed in fold's pairwise tree.
+  const int pitems = pow2ceil(items);
   bool vector_loads = len % vec == 0 && aligned16(out) && dtype_size(spec.out) * static_cast<std::size_t>(vec) <= 16;
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) vector_loads = vector_loads && aligned16(inputs[i]);
   ScopedContext ctx(device);
