@@ -217,12 +217,22 @@ template <class T> __device__ __forceinline__ T load_cg(const T* p) {
   return u.t;
 }
 
-// Folds acc[N] into one accumulator in a fixed pairwise tree (N a power of two).
+// Folds acc[N] into one accumulator in a fixed pairwise tree (N a power of
+// two). A template per level, so that every index is a constant: a loop over
+// the levels left the array in local memory (nvcc does not unroll the nest),
+// and the accumulators went through L1 on every step.
+template <class Op, int N, int S> struct fold_ {
+  static __device__ __forceinline__ void run(typename Op::acc (&a)[N]) {
+#pragma unroll
+    for (int k = 0; k < S; ++k) a[k] = Op::combine(a[k], a[k + S]);
+    fold_<Op, N, S / 2>::run(a);
+  }
+};
+template <class Op, int N> struct fold_<Op, N, 0> {
+  static __device__ __forceinline__ void run(typename Op::acc (&)[N]) {}
+};
 template <class Op, int N> __device__ __forceinline__ typename Op::acc fold(typename Op::acc (&a)[N]) {
-#pragma unroll
-  for (int s = N / 2; s > 0; s >>= 1)
-#pragma unroll
-    for (int k = 0; k < s; ++k) a[k] = Op::combine(a[k], a[k + s]);
+  fold_<Op, N, N / 2>::run(a);
   return a[0];
 }
 

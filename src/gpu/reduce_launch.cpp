@@ -163,13 +163,13 @@ std::string reduce_functions(const ReduceSpec& sp, int vec, bool vector_loads) {
   s += fmt::format("typedef {} cj_op;\ntypedef cj_op::acc cj_acc;\ntypedef {} cj_out_t;\n\n", op_struct(sp.op),
                    storage_type(sp.out));
   // One element at flat index cj_k, index cj_j along the reduced axis.
-  s += "static __device__ __forceinline__ cj_acc cj_elem(const cj_in& in, long long cj_k, long long cj_j) {\n  return cj_op::lift(cj_map(";
+  s += "static __device__ __forceinline__ cj_acc cj_elem(const cj_in in, long long cj_k, long long cj_j) {\n  return cj_op::lift(cj_map(";
   for (std::size_t i = 0; i < sp.inputs.size(); ++i)
     s += (i ? ", " : "") + load_expr(sp.inputs[i].dtype, fmt::format("in.p{}[cj_k]", i));
   s += "), cj_j);\n}\n\n";
   // VEC elements from flat index cj_k into accumulators cj_a[0..VEC), element
   // e at reduced index cj_j + e * cj_jstep (1 along a row, 0 across columns).
-  s += "static __device__ __forceinline__ void cj_vfold(const cj_in& in, long long cj_k, long long cj_j, int cj_jstep, cj_acc* cj_a) {\n";
+  s += "static __device__ __forceinline__ void cj_vfold(const cj_in in, long long cj_k, long long cj_j, int cj_jstep, cj_acc* cj_a) {\n";
   s += load_block(sp.inputs, vec, vector_loads);
   s += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n", vec);
   s += "    cj_a[cj_e] = cj_op::combine(cj_a[cj_e], cj_op::lift(" + map_call(sp.inputs, "cj_e") +
@@ -237,9 +237,10 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
   ReducePlan p;
   p.threads = kThreads;
   p.vec = vec_of(spec.inputs);
-  // U x VEC accumulators per thread stay in registers up to 256 bytes (64
-  // registers): argmax of float16 (8 lanes of 16 bytes) takes 2 rows, not 4.
-  while (p.unroll > 1 && static_cast<std::size_t>(p.unroll * p.vec) * acc_size(spec) > 256) p.unroll /= 2;
+  // U x VEC accumulators per thread up to 128 bytes (32 registers), so that
+  // 5+ blocks of 256 fit on an SM: argmax of float16 (8 lanes of 16 bytes)
+  // takes 1 row, not 4 (at 4, 116 registers held occupancy to 25%, H100).
+  while (p.unroll > 1 && static_cast<std::size_t>(p.unroll * p.vec) * acc_size(spec) > 128) p.unroll /= 2;
   const long long step = static_cast<long long>(kThreads) * p.vec * p.unroll;
   if (sh.inner == 1) {
     const long long rows = sh.outer, len = sh.len;
@@ -321,7 +322,7 @@ std::string ReduceKernels::source(const RowNormSpec& spec, int vec, int items, b
   f += fmt::format("typedef {} cj_out_t;\n\n", storage_type(spec.out));
   // VEC mapped values of a row from flat index cj_k (row index cj_j); lanes
   // past the row's end are not read.
-  f += "static __device__ __forceinline__ void cj_rload(const cj_in& in, long long cj_k, long long cj_j, long long cj_len, cj_val* cj_x) {\n";
+  f += "static __device__ __forceinline__ void cj_rload(const cj_in in, long long cj_k, long long cj_j, long long cj_len, cj_val* cj_x) {\n";
   f += fmt::format("  if (cj_j + {} <= cj_len) {{\n", vec);
   std::string lb = load_block(spec.inputs, vec, vector_loads);
   f += lb;

@@ -69,7 +69,7 @@ struct ReducePlan {
   enum class Variant { Group, Rows, Cols } variant = Variant::Rows;
   int threads = 256;
   int vec = 1;           // logical vector: 16 bytes of the widest input
-  int unroll = 4;        // accumulator rows per thread: at most 256 bytes of accumulators
+  int unroll = 4;        // accumulator rows per thread: at most 128 bytes of accumulators
   int group = 1;         // Group: lanes per row
   int tx = 1, ty = 1;    // Cols: block shape
   long long chunk = 0;   // Rows: elements of a row per block; Cols: k per split
