@@ -14,7 +14,7 @@ B=/tmp/b
     cmake --build $B -j16 --target cujit_gpu_tests bench_reductions >> $OUT/build.log 2>&1 || { echo "build failed"; tail -50 $OUT/build.log; exit 1; }
   echo "== built $(date -u +%T)"
   if [[ $STEPS == *test* ]]; then
-    timeout 240 $B/tests/cujit_gpu_tests "${TEST_FILTER:-[reduce]}" 2>&1 | grep -v "^  [0-9]* |" | tail -60
+    CUJIT_TEST_REDUCE_MAX=${TEST_MAX:-} timeout 240 $B/tests/cujit_gpu_tests "${TEST_FILTER:-[reduce]}" 2>&1 | grep -v "^  [0-9]* |" | tail -60
     echo "== tests done $(date -u +%T)"
   fi
   if [[ $STEPS == *sanitize* ]]; then

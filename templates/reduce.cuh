@@ -113,6 +113,40 @@ template <class T, bool Max> struct arg_ {
 template <class T> struct argmin : arg_<T, false> {};
 template <class T> struct argmax : arg_<T, true> {};
 
+// One more element into an accumulator: combine(a, lift(v, j)), except that
+// argmin/argmax, whose elements reach each accumulator in index order (the
+// kernels keep to that), skip building and comparing a pair: a third of the
+// instructions of the general combine, which float16's 8 elements per load
+// could not afford at the memory's speed.
+template <class Op, class V>
+__device__ __forceinline__ typename Op::acc add1(typename Op::acc a, V v, long long j) {
+  return Op::combine(a, Op::lift(v, j));
+}
+template <class T, bool Max> __device__ __forceinline__ arg_acc<T> add1_arg_(arg_acc<T> a, T v, long long j) {
+  // The identity's index loses every tie, so a first element equal to it
+  // (an infinity) still takes its place.
+  const bool take = !isnan_(a.v) && (isnan_(v) || (Max ? v > a.v : v < a.v) || (v == a.v && j < a.i));
+  a.v = take ? v : a.v;
+  a.i = take ? j : a.i;
+  return a;
+}
+#define CJ_RED_ADD1(OP, MAX)                                                                           \
+  template <> __device__ __forceinline__ OP<float>::acc add1<OP<float>, float>(OP<float>::acc a, float v, long long j) { \
+    return add1_arg_<float, MAX>(a, v, j);                                                            \
+  }                                                                                                    \
+  template <> __device__ __forceinline__ OP<double>::acc add1<OP<double>, double>(OP<double>::acc a, double v, long long j) { \
+    return add1_arg_<double, MAX>(a, v, j);                                                           \
+  }                                                                                                    \
+  template <> __device__ __forceinline__ OP<cj_i32>::acc add1<OP<cj_i32>, cj_i32>(OP<cj_i32>::acc a, cj_i32 v, long long j) { \
+    return add1_arg_<cj_i32, MAX>(a, v, j);                                                           \
+  }                                                                                                    \
+  template <> __device__ __forceinline__ OP<cj_i64>::acc add1<OP<cj_i64>, cj_i64>(OP<cj_i64>::acc a, cj_i64 v, long long j) { \
+    return add1_arg_<cj_i64, MAX>(a, v, j);                                                           \
+  }
+CJ_RED_ADD1(argmax, true)
+CJ_RED_ADD1(argmin, false)
+#undef CJ_RED_ADD1
+
 struct any {
   typedef bool acc;
   static __device__ __forceinline__ acc identity() { return false; }

@@ -172,8 +172,8 @@ std::string reduce_functions(const ReduceSpec& sp, int vec, bool vector_loads) {
   s += "static __device__ __forceinline__ void cj_vfold(const cj_in in, long long cj_k, long long cj_j, int cj_jstep, cj_acc* cj_a) {\n";
   s += load_block(sp.inputs, vec, vector_loads);
   s += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n", vec);
-  s += "    cj_a[cj_e] = cj_op::combine(cj_a[cj_e], cj_op::lift(" + map_call(sp.inputs, "cj_e") +
-       ", cj_j + cj_e * cj_jstep));\n}\n\n";
+  s += "    cj_a[cj_e] = cj::red::add1<cj_op>(cj_a[cj_e], " + map_call(sp.inputs, "cj_e") +
+       ", cj_j + cj_e * cj_jstep);\n}\n\n";
   s += "static __device__ __forceinline__ void cj_store(cj_out_t* cj_out, long long cj_o, const cj_acc r, const long long n) {\n";
   s += "  (void)n;\n  cj_out[cj_o] = " + store_expr(sp.out, sp.post.empty() ? default_post(sp) : sp.post) + ";\n}\n";
   return s;
