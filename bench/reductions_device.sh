@@ -7,7 +7,7 @@ set -u
 DEPS=${DEPS:-$PWD/../.devdeps}
 STEPS=${STEPS:-test,sanitize,bench}
 LOG=$OUT/log.txt
-B=/tmp/b
+B=${BUILD_DIR:-/tmp/b_reductions}
 {
   echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
   cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$DEPS -DCUJIT_BUILD_TESTS=ON > $OUT/build.log 2>&1 &&
