@@ -1,0 +1,134 @@
+// cujit's side of bench/reductions.py: times the reduction kernels
+// (src/gpu/reduce_launch.hpp) on device buffers, one case per line on stdin:
+//
+//   ID|OP|DTYPE|OUTER|LEN|INNER
+//
+// OP: sum, max, argmax, dot (sum of x*y) over [OUTER, LEN, INNER] reduced
+// over LEN; norm: (x - mean) / std over rows of LEN (OUTER rows, INNER 1).
+// Inputs are filled with the byte 0x3c (finite values of every dtype, as
+// bench/reductions_cub.cu does). Prints `ID MEDIAN_MS PLAN`: the median of 25
+// calls after a warm-up (which compiles), each between two events after a
+// ~100 us spin kernel, so that the events time the kernel alone.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu/compile.hpp"
+#include "core/driver.hpp"
+#include "gpu/reduce_launch.hpp"
+
+using namespace cujit;
+
+namespace {
+
+DType parse_dtype(const std::string& s) {
+  if (s == "float64") return DType::Float64;
+  if (s == "float16") return DType::Float16;
+  if (s == "int32") return DType::Int32;
+  return DType::Float32;
+}
+
+CUfunction spin_kernel() {
+  static CUfunction f = [] {
+    const char* src =
+        "extern \"C\" __global__ void spin(long long c) { long long t = clock64(); while (clock64() - t < c) {} }\n";
+    CompileOptions co;
+    co.arch = cap_arch(device_info(0).arch());
+    CompiledKernel k = compile_cuda(src, "spin", co);
+    return get_function(0, "bench-spin", select_image(k, device_info(0).arch()), "spin");
+  }();
+  return f;
+}
+
+template <class F> double timed(F&& f) {
+  f();
+  synchronize(0);
+  Event a(0), b(0);
+  CUfunction spin = spin_kernel();
+  long long cycles = 200000;
+  void* sp[] = {&cycles};
+  std::vector<double> ms;
+  for (int r = 0; r < 25; ++r) {
+    launch(0, spin, 1, 1, sp);
+    a.record();
+    f();
+    b.record();
+    b.synchronize();
+    ms.push_back(b.elapsed_ms_since(a));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+ReduceSpec spec_of(const std::string& op, DType t) {
+  ReduceSpec s;
+  s.inputs = {{"x", t}};
+  const bool half = t == DType::Float16;
+  s.value = t == DType::Int32 && (op == "sum" || op == "dot") ? DType::Int64 : t;
+  s.out = s.value;
+  if (op == "max") s.op = ReduceOp::Max;
+  if (op == "argmax") {
+    s.op = ReduceOp::ArgMax;
+    s.out = DType::Int64;
+  }
+  if (op == "dot") {
+    s.inputs.push_back({"y", t});
+    s.map = "x * y";
+  }
+  (void)half;
+  return s;
+}
+
+}  // namespace
+
+int main() {
+  ReduceKernels kernels;
+  ReduceWorkspace ws(0);
+  DeviceBuffer in, out;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string part;
+    while (std::getline(ss, part, '|')) f.push_back(part);
+    const std::string id = f[0], op = f[1];
+    const DType t = parse_dtype(f[2]);
+    const ReduceShape sh{std::stoll(f[3]), std::stoll(f[4]), std::stoll(f[5])};
+    const std::size_t n = static_cast<std::size_t>(sh.outer * sh.len * sh.inner);
+    const std::size_t inputs = op == "dot" ? 2 : 1;
+    const std::size_t in_bytes = n * dtype_size(t) * inputs;
+    const std::size_t out_bytes = op == "norm" ? n * dtype_size(t) : static_cast<std::size_t>(sh.outer * sh.inner) * 8;
+    if (in.size() < in_bytes) {
+      in = DeviceBuffer();
+      in = DeviceBuffer(0, in_bytes);
+      in.fill_bytes(0x3c);
+    }
+    if (out.size() < out_bytes) {
+      out = DeviceBuffer();
+      out = DeviceBuffer(0, out_bytes);
+    }
+    CUdeviceptr ptrs[2] = {in.ptr(), in.ptr() + n * dtype_size(t)};
+    double ms = 0;
+    std::string plan;
+    if (op == "norm") {
+      RowNormSpec rn;
+      rn.inputs = {{"x", t}};
+      rn.value = t;
+      rn.out = t;
+      ms = timed([&] { kernels.normalize_rows(0, rn, sh.outer, sh.len, ptrs, out.ptr()); });
+      plan = "rownorm";
+    } else {
+      const ReduceSpec spec = spec_of(op, t);
+      plan = reduce_plan(spec, sh).key();
+      ms = timed([&] { kernels.launch(0, spec, sh, ptrs, out.ptr(), ws); });
+    }
+    std::printf("%s %.6f %s\n", id.c_str(), ms, plan.c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}

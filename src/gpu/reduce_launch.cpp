@@ -1,0 +1,446 @@
+#include "gpu/reduce_launch.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/fail.hpp"
+#include "gpu/compile.hpp"
+#include "core/compiled_kernel.hpp"
+#include "gpu/templates.hpp"
+
+namespace cujit {
+namespace {
+
+// Blocks of work a reduction is cut into when it can be: a constant, not the
+// device's SM count, so that the plan (and so the bits) is the same on every
+// GPU; about 8 per SM of an H100 or H200 (132 SMs).
+constexpr long long kTargetItems = 1024;
+constexpr int kThreads = 256;
+constexpr int kMaxSteps = 16;   // the most block steps one piece of work takes
+constexpr int kMaxRowItems = 8; // normalize_rows: logical vectors per thread
+
+long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+int pow2ceil(long long v) {
+  int p = 1;
+  while (p < v && p < (1 << 30)) p <<= 1;
+  return p;
+}
+
+std::string storage_type(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::Int8: return "cj_i8";
+    case DType::Int16: return "cj_i16";
+    case DType::Int32: return "cj_i32";
+    case DType::Int64: return "cj_i64";
+    case DType::UInt8: return "cj_u8";
+    case DType::UInt16: return "cj_u16";
+    case DType::UInt32: return "cj_u32";
+    case DType::UInt64: return "cj_u64";
+    case DType::Float16:
+    case DType::BFloat16: return "cj_u16";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Complex64:
+    case DType::Complex128: break;
+  }
+  fail(ErrorCode::Usage, "reductions of {} values are not supported yet; reduce the real and imaginary parts apart",
+       dtype_name(t));
+}
+// The type a value is computed in: float for the 16-bit floats.
+std::string compute_type(DType t) {
+  return t == DType::Float16 || t == DType::BFloat16 ? "float" : storage_type(t);
+}
+// A stored element as its compute type.
+std::string load_expr(DType t, const std::string& v) {
+  if (t == DType::Float16) return "cj::h2f(" + v + ")";
+  if (t == DType::BFloat16) return "cj::b2f(" + v + ")";
+  return v;
+}
+// A computed value as the element stored.
+std::string store_expr(DType t, const std::string& v) {
+  if (t == DType::Float16) return "cj::f2h((float)(" + v + "))";
+  if (t == DType::BFloat16) return "cj::f2b((float)(" + v + "))";
+  return "(" + storage_type(t) + ")(" + v + ")";
+}
+
+int vec_of(const std::vector<ReduceInput>& inputs) {
+  std::size_t widest = 1;
+  for (const ReduceInput& in : inputs) widest = std::max(widest, dtype_size(in.dtype));
+  return static_cast<int>(16 / widest);
+}
+
+void check_inputs(const std::vector<ReduceInput>& inputs) {
+  if (inputs.empty() || inputs.size() > 8)
+    fail(ErrorCode::Usage, "a reduction takes 1 to 8 inputs, got {}", inputs.size());
+  for (const ReduceInput& in : inputs) (void)storage_type(in.dtype);
+}
+
+std::string op_struct(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Mean: return "cj::red::sum<cj_val>";
+    case ReduceOp::Prod: return "cj::red::prod<cj_val>";
+    case ReduceOp::Min: return "cj::red::min<cj_val>";
+    case ReduceOp::Max: return "cj::red::max<cj_val>";
+    case ReduceOp::ArgMin: return "cj::red::argmin<cj_val>";
+    case ReduceOp::ArgMax: return "cj::red::argmax<cj_val>";
+    case ReduceOp::Any: return "cj::red::any";
+    case ReduceOp::All: return "cj::red::all";
+    case ReduceOp::Var:
+    case ReduceOp::Std: return "cj::red::welford<cj_val>";
+  }
+  return "?";
+}
+
+// Bytes of the accumulator (reduce.cuh's acc types).
+std::size_t acc_size(const ReduceSpec& s) {
+  const std::size_t v = s.value == DType::Float16 || s.value == DType::BFloat16 ? 4 : dtype_size(s.value);
+  switch (s.op) {
+    case ReduceOp::ArgMin:
+    case ReduceOp::ArgMax: return 16;
+    case ReduceOp::Any:
+    case ReduceOp::All: return 1;
+    case ReduceOp::Var:
+    case ReduceOp::Std: return 3 * v;
+    default: return v;
+  }
+}
+
+std::string default_post(const ReduceSpec& s) {
+  switch (s.op) {
+    case ReduceOp::ArgMin:
+    case ReduceOp::ArgMax: return "r.i";
+    case ReduceOp::Mean: return "r / (cj_val)n";
+    case ReduceOp::Var: return fmt::format("r.m2 / (r.n - (cj_val){})", s.ddof);
+    case ReduceOp::Std: return fmt::format("sqrt(r.m2 / (r.n - (cj_val){}))", s.ddof);
+    default: return "r";
+  }
+}
+
+// The helpers every reduction kernel includes, the input struct and the map.
+std::string common_functions(const std::vector<ReduceInput>& inputs, const std::string& map, DType value) {
+  std::string s = fmt::format("typedef {} cj_val;\nstruct cj_in {{\n", compute_type(value));
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    s += fmt::format("  const {}* __restrict__ p{};\n", storage_type(inputs[i].dtype), i);
+  s += "};\n\n// The map, on each input's compute-type value.\nstatic __device__ __forceinline__ cj_val cj_map(";
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    s += fmt::format("{}const {} {}", i ? ", " : "", compute_type(inputs[i].dtype), inputs[i].name);
+  s += fmt::format(") {{\n  return (cj_val)({});\n}}\n", map.empty() ? inputs[0].name : map);
+  return s;
+}
+
+// Loads VEC elements of every input at flat index cj_k into arrays cj_v<i>:
+// one aligned vector each, or VEC scalar loads (the same elements, in the same
+// accumulators: only the instructions differ, never the bits).
+std::string load_block(const std::vector<ReduceInput>& inputs, int vec, bool vector_loads) {
+  std::string s;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string t = storage_type(inputs[i].dtype);
+    const int n = vec;  // narrower inputs move fewer bytes per vector
+    const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(inputs[i].dtype);
+    const std::size_t align = std::min<std::size_t>(16, bytes);
+    if (vector_loads)
+      s += fmt::format("  const cj::vec<{0}, {1}, {2}> cj_v{3} = *reinterpret_cast<const cj::vec<{0}, {1}, {2}>*>(in.p{3} + cj_k);\n",
+                       t, n, align, i);
+    else
+      s += fmt::format("  cj::vec<{0}, {1}, {2}> cj_v{3};\n#pragma unroll\n  for (int cj_e = 0; cj_e < {1}; ++cj_e) cj_v{3}.v[cj_e] = in.p{3}[cj_k + cj_e];\n",
+                       t, n, align, i);
+  }
+  return s;
+}
+std::string map_call(const std::vector<ReduceInput>& inputs, const char* at) {
+  std::string s = "cj_map(";
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    s += (i ? ", " : "") + load_expr(inputs[i].dtype, fmt::format("cj_v{}.v[{}]", i, at));
+  return s + ")";
+}
+
+std::string reduce_functions(const ReduceSpec& sp, int vec, bool vector_loads) {
+  std::string s = common_functions(sp.inputs, sp.map, sp.value);
+  s += fmt::format("typedef {} cj_op;\ntypedef cj_op::acc cj_acc;\ntypedef {} cj_out_t;\n\n", op_struct(sp.op),
+                   storage_type(sp.out));
+  // One element at flat index cj_k, index cj_j along the reduced axis.
+  s += "static __device__ __forceinline__ cj_acc cj_elem(const cj_in in, long long cj_k, long long cj_j) {\n  return cj_op::lift(cj_map(";
+  for (std::size_t i = 0; i < sp.inputs.size(); ++i)
+    s += (i ? ", " : "") + load_expr(sp.inputs[i].dtype, fmt::format("in.p{}[cj_k]", i));
+  s += "), cj_j);\n}\n\n";
+  // VEC elements from flat index cj_k into accumulators cj_a[0..VEC), element
+  // e at reduced index cj_j + e * cj_jstep (1 along a row, 0 across columns).
+  s += "static __device__ __forceinline__ void cj_vfold(const cj_in in, long long cj_k, long long cj_j, int cj_jstep, cj_acc* cj_a) {\n";
+  s += load_block(sp.inputs, vec, vector_loads);
+  s += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n", vec);
+  s += "    cj_a[cj_e] = cj::red::add1<cj_op>(cj_a[cj_e], " + map_call(sp.inputs, "cj_e") +
+       ", cj_j + cj_e * cj_jstep);\n}\n\n";
+  s += "static __device__ __forceinline__ void cj_store(cj_out_t* cj_out, long long cj_o, const cj_acc r, const long long n) {\n";
+  s += "  (void)n;\n  cj_out[cj_o] = " + store_expr(sp.out, sp.post.empty() ? default_post(sp) : sp.post) + ";\n}\n";
+  return s;
+}
+
+std::string helpers() {
+  return template_text("prelude.cuh") + "\n" + template_text("half.cuh") + "\n" + template_text("reduce.cuh");
+}
+
+std::string header(const std::string& what, const std::string& plan) {
+  return fmt::format("// ==== cujit reduction kernel ====\n// {}\n// plan: {}", what, plan);
+}
+
+const char* op_name(ReduceOp op) {
+  static const char* names[] = {"sum", "prod", "min", "max", "argmin", "argmax", "any", "all", "mean", "var", "std"};
+  return names[static_cast<int>(op)];
+}
+
+bool aligned16(CUdeviceptr p) { return p % 16 == 0; }
+
+std::string inputs_key(const std::vector<ReduceInput>& inputs) {
+  std::string s;
+  for (const ReduceInput& in : inputs) s += in.name + ":" + std::string(dtype_name(in.dtype)) + ",";
+  return s;
+}
+// Everything the source of a reduction depends on.
+std::string what_key(const ReduceSpec& s, const ReducePlan& p, bool vector_loads) {
+  return fmt::format("reduce {} {} map={} value={} out={} post={} ddof={} {} {}", op_name(s.op), inputs_key(s.inputs), s.map,
+                     dtype_name(s.value), dtype_name(s.out), s.post, s.ddof, p.source_key(), vector_loads ? "vector" : "scalar");
+}
+
+}  // namespace
+
+std::string ReducePlan::key() const {
+  switch (variant) {
+    case Variant::Group: return fmt::format("group t{} v{} g{} items{}", threads, vec, group, items);
+    case Variant::Rows: return fmt::format("rows t{} v{} c{}x{} items{}", threads, vec, chunk, splits, items);
+    case Variant::Cols: return fmt::format("cols t{}x{} v{} k{}x{} items{}", tx, ty, vec, chunk, splits, items);
+  }
+  return "?";
+}
+
+std::string ReducePlan::source_key() const {
+  switch (variant) {
+    case Variant::Group: return fmt::format("group t{} v{}x{} g{}", threads, vec, unroll, group);
+    case Variant::Rows: return fmt::format("rows t{} v{}x{}", threads, vec, unroll);
+    case Variant::Cols: return fmt::format("cols t{}x{} v{}x{}", tx, ty, vec, unroll);
+  }
+  return "?";
+}
+
+ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
+  check_inputs(spec.inputs);
+  if (sh.outer < 0 || sh.len < 0 || sh.inner < 0)
+    fail(ErrorCode::Usage, "reduction shape [{}, {}, {}] has a negative extent", sh.outer, sh.len, sh.inner);
+  const bool no_identity = spec.op == ReduceOp::Min || spec.op == ReduceOp::Max || spec.op == ReduceOp::ArgMin ||
+                           spec.op == ReduceOp::ArgMax;
+  if (no_identity && sh.len == 0 && sh.outer * sh.inner > 0)
+    fail(ErrorCode::Usage, "zero-size array to reduction operation {} which has no identity; give it a non-empty axis",
+         op_name(spec.op));
+  ReducePlan p;
+  p.threads = kThreads;
+  p.vec = vec_of(spec.inputs);
+  // U x VEC accumulators per thread up to 128 bytes (32 registers), so that
+  // 5+ blocks of 256 fit on an SM: argmax of float16 (8 lanes of 16 bytes)
+  // takes 1 row, not 4 (at 4, 116 registers held occupancy to 25%, H100).
+  while (p.unroll > 1 && static_cast<std::size_t>(p.unroll * p.vec) * acc_size(spec) > 128) p.unroll /= 2;
+  const long long step = static_cast<long long>(kThreads) * p.vec * p.unroll;
+  if (sh.inner == 1) {
+    const long long rows = sh.outer, len = sh.len;
+    if (len <= 32LL * p.vec * kMaxSteps && rows > 1) {
+      p.variant = ReducePlan::Variant::Group;
+      p.group = std::min(32, pow2ceil(cdiv(std::max(1LL, len), p.vec)));
+      p.items = cdiv(rows, kThreads / p.group);
+      return p;
+    }
+    p.variant = ReducePlan::Variant::Rows;
+    const long long most = std::max(1LL, cdiv(len, step));
+    long long splits = std::max(cdiv(len, step * kMaxSteps), std::min(cdiv(kTargetItems, std::max(1LL, rows)), most));
+    p.chunk = std::max<long long>(p.vec, cdiv(cdiv(std::max(1LL, len), splits), p.vec) * p.vec);
+    p.splits = static_cast<int>(std::max(1LL, cdiv(len, p.chunk)));
+    p.items = rows * p.splits;
+    if (p.splits > 1) {
+      p.partial_count = static_cast<std::size_t>(p.items);
+      p.counters = static_cast<std::size_t>(rows);
+    }
+    return p;
+  }
+  p.variant = ReducePlan::Variant::Cols;
+  const long long ncv = cdiv(sh.inner, p.vec);
+  int ty = ncv >= 32 ? kThreads / 32 : kThreads / pow2ceil(ncv);
+  ty = std::max(1, std::min(ty, pow2ceil(std::max(1LL, sh.len))));
+  p.ty = ty;
+  p.tx = kThreads / ty;
+  const long long tiles = cdiv(ncv, p.tx);
+  const long long kstep = static_cast<long long>(ty) * p.unroll;
+  const long long most = std::max(1LL, cdiv(sh.len, kstep));
+  const long long splits =
+      std::max(cdiv(sh.len, kstep * kMaxSteps), std::min(cdiv(kTargetItems, std::max(1LL, sh.outer * tiles)), most));
+  p.chunk = std::max(1LL, cdiv(std::max(1LL, sh.len), splits));
+  p.splits = static_cast<int>(std::max(1LL, cdiv(sh.len, p.chunk)));
+  p.items = sh.outer * tiles * p.splits;
+  if (p.splits > 1) {
+    p.partial_count = static_cast<std::size_t>(p.items) * static_cast<std::size_t>(p.tx * p.vec);
+    p.counters = static_cast<std::size_t>(sh.outer * tiles);
+  }
+  return p;
+}
+
+void ReduceWorkspace::reserve(std::size_t partial_bytes, std::size_t counters) {
+  if (partial_bytes > partials_.size()) partials_ = DeviceBuffer(device_, std::max<std::size_t>(partial_bytes, 4096));
+  const std::size_t cbytes = counters * sizeof(unsigned);
+  if (cbytes > counters_.size()) {
+    counters_ = DeviceBuffer(device_, std::max<std::size_t>(cbytes, 4096));
+    counters_.fill_bytes(0);
+  }
+}
+
+std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan, bool vector_loads) {
+  std::map<std::string, std::string> vars;
+  vars["HEADER"] = header(fmt::format("{} of {}", op_name(spec.op), spec.map.empty() ? spec.inputs[0].name : spec.map),
+                          plan.source_key() + (vector_loads ? " vector loads" : " scalar loads"));
+  vars["HELPERS"] = helpers();
+  vars["FUNCTIONS"] = reduce_functions(spec, plan.vec, vector_loads);
+  vars["THREADS"] = std::to_string(plan.threads);
+  vars["VEC"] = std::to_string(plan.vec);
+  vars["UNROLL"] = std::to_string(plan.unroll);
+  const char* file = "kernel_reduce_rows.cu";
+  if (plan.variant == ReducePlan::Variant::Group) {
+    file = "kernel_reduce_group.cu";
+    vars["GROUP"] = std::to_string(plan.group);
+    vars["KERNEL_NAME"] = "cj_reduce_group";
+  } else if (plan.variant == ReducePlan::Variant::Cols) {
+    file = "kernel_reduce_cols.cu";
+    vars["TX"] = std::to_string(plan.tx);
+    vars["TY"] = std::to_string(plan.ty);
+    vars["KERNEL_NAME"] = "cj_reduce_cols";
+  } else {
+    vars["KERNEL_NAME"] = "cj_reduce_rows";
+  }
+  return render_template(template_text(file), vars);
+}
+
+std::string ReduceKernels::source(const RowNormSpec& spec, int vec, int items, bool vector_loads) {
+  std::string f = common_functions(spec.inputs, spec.map, spec.value);
+  f += fmt::format("typedef {} cj_out_t;\n\n", storage_type(spec.out));
+  // VEC mapped values of a row from flat index cj_k (row index cj_j); lanes
+  // past the row's end are not read.
+  f += "static __device__ __forceinline__ void cj_rload(const cj_in in, long long cj_k, long long cj_j, long long cj_len, cj_val* cj_x) {\n";
+  f += fmt::format("  if (cj_j + {} <= cj_len) {{\n", vec);
+  std::string lb = load_block(spec.inputs, vec, vector_loads);
+  f += lb;
+  f += fmt::format("#pragma unroll\n    for (int cj_e = 0; cj_e < {}; ++cj_e) cj_x[cj_e] = {};\n    return;\n  }}\n", vec,
+                   map_call(spec.inputs, "cj_e"));
+  f += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n    cj_x[cj_e] = cj_j + cj_e < cj_len ? cj_map(", vec);
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i)
+    f += (i ? ", " : "") + load_expr(spec.inputs[i].dtype, fmt::format("in.p{}[cj_k + cj_e]", i));
+  f += ") : cj_val(0);\n}\n\n";
+  const std::string epi = spec.epilogue.empty() ? "(x - mean) / std" : spec.epilogue;
+  const std::size_t osize = dtype_size(spec.out);
+  const std::size_t oalign = std::min<std::size_t>(16, osize * static_cast<std::size_t>(vec));
+  f += "static __device__ __forceinline__ void cj_wstore(cj_out_t* cj_out, long long cj_k, long long cj_j, long long cj_len,\n"
+       "    const cj_val* cj_x, const cj_val mean, const cj_val var, const cj_val std) {\n  (void)mean; (void)var; (void)std;\n";
+  f += fmt::format("  cj::vec<cj_out_t, {0}, {1}> cj_w;\n#pragma unroll\n  for (int cj_e = 0; cj_e < {0}; ++cj_e) {{\n"
+                   "    const cj_val x = cj_x[cj_e];\n    cj_w.v[cj_e] = {2};\n  }}\n",
+                   vec, oalign, store_expr(spec.out, epi));
+  if (vector_loads)
+    f += fmt::format("  if (cj_j + {0} <= cj_len) {{\n    *reinterpret_cast<cj::vec<cj_out_t, {0}, {1}>*>(cj_out + cj_k) = cj_w;\n    return;\n  }}\n",
+                     vec, oalign);
+  f += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n    if (cj_j + cj_e < cj_len) cj_out[cj_k + cj_e] = cj_w.v[cj_e];\n}}\n", vec);
+  std::map<std::string, std::string> vars;
+  vars["HEADER"] = header("row normalisation: " + epi, fmt::format("rownorm t{} v{} items{}", kThreads, vec, items));
+  vars["HELPERS"] = helpers();
+  vars["FUNCTIONS"] = f;
+  vars["THREADS"] = std::to_string(kThreads);
+  vars["VEC"] = std::to_string(vec);
+  vars["ITEMS"] = std::to_string(items);
+  vars["DDOF"] = std::to_string(spec.ddof);
+  vars["KERNEL_NAME"] = "cj_reduce_rownorm";
+  return render_template(template_text("kernel_reduce_rownorm.cu"), vars);
+}
+
+template <class Render>
+CUfunction ReduceKernels::function(int device, const std::string& what, const char* name, Render&& render) {
+  const DeviceInfo& info = device_info(device);
+  const int arch = cap_arch(info.arch());
+  const std::string key = fmt::format("{}@{}\n", device, arch) + what;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = functions_.find(key);
+  if (it != functions_.end()) return it->second;
+  const std::string source = render();
+  CompileOptions co;
+  co.arch = arch;
+  CompiledKernel k = compile_cuda(source, name, co);
+  // The module key is the source itself: it decides the image.
+  CUfunction f = get_function(device, source + fmt::format("@{}", arch), select_image(k, info.arch()), name);
+  functions_.emplace(key, f);
+  return f;
+}
+
+namespace {
+unsigned grid_for(int device, CUfunction f, long long items, unsigned grid) {
+  if (grid > 0) return grid;
+  const long long resident =
+      static_cast<long long>(max_active_blocks_per_sm(device, f, kThreads)) * device_info(device).sm_count;
+  return static_cast<unsigned>(std::max(1LL, std::min({items, std::max(1LL, resident), 0x7fffffffLL})));
+}
+}  // namespace
+
+void ReduceKernels::launch(int device, const ReduceSpec& spec, const ReduceShape& sh, const CUdeviceptr* inputs,
+                           CUdeviceptr out, ReduceWorkspace& ws, CUstream stream, const ReducePlan* forced,
+                           unsigned grid) {
+  const ReducePlan plan = forced ? *forced : reduce_plan(spec, sh);
+  if (sh.outer * sh.inner == 0) return;
+  if (ws.device() != device) fail(ErrorCode::Usage, "reduction workspace of device {} used on device {}", ws.device(), device);
+  bool vector_loads = true;
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) vector_loads = vector_loads && aligned16(inputs[i]);
+  if (plan.variant == ReducePlan::Variant::Cols) vector_loads = vector_loads && sh.inner % plan.vec == 0;
+  else vector_loads = vector_loads && sh.len % plan.vec == 0 && (plan.chunk == 0 || plan.chunk % plan.vec == 0);
+  const char* name = plan.variant == ReducePlan::Variant::Group  ? "cj_reduce_group"
+                     : plan.variant == ReducePlan::Variant::Cols ? "cj_reduce_cols"
+                                                                 : "cj_reduce_rows";
+  ScopedContext ctx(device);
+  CUfunction f = function(device, what_key(spec, plan, vector_loads), name,
+                          [&] { return source(spec, plan, vector_loads); });
+  // The kernels' accumulator is at most 24 bytes (Welford of doubles).
+  ws.reserve(plan.partial_count * 24, plan.counters);
+  CUdeviceptr in[8] = {};
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) in[i] = inputs[i];
+  CUdeviceptr part = ws.partials(), cnt = ws.counters();
+  long long rows = sh.outer, len = sh.len, A = sh.outer, K = sh.len, B = sh.inner, chunk = plan.chunk;
+  int splits = plan.splits;
+  const unsigned g = grid_for(device, f, plan.items, grid);
+  if (plan.variant == ReducePlan::Variant::Group) {
+    void* params[] = {in, &out, &rows, &len};
+    launch_grid(device, f, g, 1, 1, static_cast<unsigned>(plan.threads), 1, params, stream);
+  } else if (plan.variant == ReducePlan::Variant::Rows) {
+    void* params[] = {in, &out, &part, &cnt, &rows, &len, &chunk, &splits};
+    launch_grid(device, f, g, 1, 1, static_cast<unsigned>(plan.threads), 1, params, stream);
+  } else {
+    void* params[] = {in, &out, &part, &cnt, &A, &K, &B, &chunk, &splits};
+    launch_grid(device, f, g, 1, 1, static_cast<unsigned>(plan.tx * plan.ty), 1, params, stream);
+  }
+}
+
+void ReduceKernels::normalize_rows(int device, const RowNormSpec& spec, long long rows, long long len,
+                                   const CUdeviceptr* inputs, CUdeviceptr out, CUstream stream, unsigned grid) {
+  check_inputs(spec.inputs);
+  if (rows <= 0 || len <= 0) return;
+  const int vec = vec_of(spec.inputs);
+  const long long items = cdiv(len, static_cast<long long>(kThreads) * vec);
+  if (pow2ceil(items) > kMaxRowItems)
+    fail(ErrorCode::Usage, "row normalisation keeps a row on chip: rows of at most {} elements, got {}",
+         static_cast<long long>(kMaxRowItems) * kThreads * vec, len);
+  // A power of two: the registers are summed in fold's pairwise tree.
+  const int pitems = pow2ceil(items);
+  bool vector_loads = len % vec == 0 && aligned16(out) && dtype_size(spec.out) * static_cast<std::size_t>(vec) <= 16;
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) vector_loads = vector_loads && aligned16(inputs[i]);
+  ScopedContext ctx(device);
+  const std::string what = fmt::format("rownorm {} map={} value={} out={} epilogue={} ddof={} items={} {}", inputs_key(spec.inputs),
+                                       spec.map, dtype_name(spec.value), dtype_name(spec.out), spec.epilogue, spec.ddof,
+                                       pitems, vector_loads ? "vector" : "scalar");
+  CUfunction f = function(device, what, "cj_reduce_rownorm", [&] { return source(spec, vec, pitems, vector_loads); });
+  CUdeviceptr in[8] = {};
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) in[i] = inputs[i];
+  void* params[] = {in, &out, &rows, &len};
+  launch_grid(device, f, grid_for(device, f, rows, grid), 1, 1, kThreads, 1, params, stream);
+}
+
+}  // namespace cujit

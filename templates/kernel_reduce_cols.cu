@@ -1,0 +1,100 @@
+{{HEADER}}
+
+{{HELPERS}}
+
+{{FUNCTIONS}}
+
+// The middle axis of a contiguous [A, K, B] array (B > 1), into [A, B].
+// Thread (tx, ty) of a TX x TY block owns the VEC adjacent columns of logical
+// vector tx of its tile and walks k = ty, ty+TY, ... of its split of K, so a
+// warp reads whole rows of the tile (coalesced, 16-byte loads where aligned).
+// The TY partials of a column meet in shared memory in a fixed tree. When K
+// is split over S blocks (too few columns to fill the GPU), each stores its
+// partials and the last block of the tile combines them in split order. As
+// in the rows kernel, the decomposition depends on the shape, not the grid.
+extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL_NAME}}(
+    const cj_in cj_p, cj_out_t* __restrict__ cj_out, cj_acc* __restrict__ cj_part, unsigned* __restrict__ cj_cnt,
+    const long long cj_A, const long long cj_K, const long long cj_B, const long long cj_kchunk, const int cj_S) {
+  enum { TX = {{TX}}, TY = {{TY}}, THREADS = TX * TY, U = {{UNROLL}}, VEC = {{VEC}} };
+  __shared__ cj_acc cj_smem[TY][TX * VEC];
+  __shared__ int cj_flag;
+  const int cj_tx = threadIdx.x % TX, cj_ty = threadIdx.x / TX;
+  const long long cj_ncv = (cj_B + VEC - 1) / VEC;
+  const long long cj_tiles = (cj_ncv + TX - 1) / TX;
+  const long long cj_items = cj_A * cj_tiles * cj_S;
+  for (long long cj_w = blockIdx.x; cj_w < cj_items; cj_w += gridDim.x) {
+    const int cj_s = (int)(cj_w % cj_S);
+    const long long cj_tile = (cj_w / cj_S) % cj_tiles;
+    const long long cj_o = cj_w / ((long long)cj_S * cj_tiles);
+    const long long cj_col = (cj_tile * TX + cj_tx) * VEC;
+    const long long cj_klo = (long long)cj_s * cj_kchunk;
+    const long long cj_khi = cj_klo + cj_kchunk < cj_K ? cj_klo + cj_kchunk : cj_K;
+    cj_acc cj_a[U * VEC];
+#pragma unroll
+    for (int cj_e = 0; cj_e < U * VEC; ++cj_e) cj_a[cj_e] = cj_op::identity();
+    if (cj_col < cj_B) {
+      const long long cj_base = cj_o * cj_K * cj_B + cj_col;
+      if (cj_col + VEC <= cj_B) {
+        for (long long cj_k = cj_klo + cj_ty; cj_k < cj_khi; cj_k += U * TY) {
+#pragma unroll
+          for (int cj_u = 0; cj_u < U; ++cj_u)
+            if (cj_k + cj_u * TY < cj_khi)
+              cj_vfold(cj_p, cj_base + (cj_k + cj_u * TY) * cj_B, cj_k + cj_u * TY, 0, cj_a + cj_u * VEC);
+        }
+      } else {  // the last, partial vector of columns (B % VEC != 0): one column at a time
+#pragma unroll
+        for (int cj_e = 0; cj_e < VEC; ++cj_e)
+          if (cj_col + cj_e < cj_B)
+            for (long long cj_k = cj_klo + cj_ty; cj_k < cj_khi; cj_k += TY)
+              cj_a[cj_e] = cj_op::combine(cj_a[cj_e], cj_elem(cj_p, cj_base + cj_k * cj_B + cj_e, cj_k));
+      }
+    }
+#pragma unroll
+    for (int cj_e = 0; cj_e < VEC; ++cj_e) {
+      cj_acc cj_t[U];
+#pragma unroll
+      for (int cj_u = 0; cj_u < U; ++cj_u) cj_t[cj_u] = cj_a[cj_u * VEC + cj_e];
+      cj_smem[cj_ty][cj_tx * VEC + cj_e] = cj::red::fold<cj_op, U>(cj_t);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int cj_h = TY / 2; cj_h > 0; cj_h >>= 1) {
+      if (cj_ty < cj_h)
+#pragma unroll
+        for (int cj_e = 0; cj_e < VEC; ++cj_e)
+          cj_smem[cj_ty][cj_tx * VEC + cj_e] = cj_op::combine(cj_smem[cj_ty][cj_tx * VEC + cj_e], cj_smem[cj_ty + cj_h][cj_tx * VEC + cj_e]);
+      __syncthreads();
+    }
+    const long long cj_key = cj_o * cj_tiles + cj_tile;  // the tile's counter and partials
+    if (cj_S == 1) {
+      if (cj_ty == 0)
+        for (int cj_e = 0; cj_e < VEC; ++cj_e)
+          if (cj_col + cj_e < cj_B) cj_store(cj_out, cj_o * cj_B + cj_col + cj_e, cj_smem[0][cj_tx * VEC + cj_e], cj_K);
+      __syncthreads();
+      continue;
+    }
+    cj_acc* const cj_tp = cj_part + cj_key * cj_S * (TX * VEC);
+    if (cj_ty == 0)
+      for (int cj_e = 0; cj_e < VEC; ++cj_e) cj_tp[(long long)cj_s * (TX * VEC) + cj_tx * VEC + cj_e] = cj_smem[0][cj_tx * VEC + cj_e];
+    if (!cj::red::last_block(cj_cnt + cj_key, (unsigned)cj_S, &cj_flag)) continue;
+    for (int cj_e = 0; cj_e < VEC; ++cj_e) {
+      cj_acc cj_r = cj_op::identity();
+      for (int cj_k = cj_ty; cj_k < cj_S; cj_k += TY)
+        cj_r = cj_op::combine(cj_r, cj::red::load_cg(cj_tp + (long long)cj_k * (TX * VEC) + cj_tx * VEC + cj_e));
+      cj_smem[cj_ty][cj_tx * VEC + cj_e] = cj_r;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int cj_h = TY / 2; cj_h > 0; cj_h >>= 1) {
+      if (cj_ty < cj_h)
+#pragma unroll
+        for (int cj_e = 0; cj_e < VEC; ++cj_e)
+          cj_smem[cj_ty][cj_tx * VEC + cj_e] = cj_op::combine(cj_smem[cj_ty][cj_tx * VEC + cj_e], cj_smem[cj_ty + cj_h][cj_tx * VEC + cj_e]);
+      __syncthreads();
+    }
+    if (cj_ty == 0)
+      for (int cj_e = 0; cj_e < VEC; ++cj_e)
+        if (cj_col + cj_e < cj_B) cj_store(cj_out, cj_o * cj_B + cj_col + cj_e, cj_smem[0][cj_tx * VEC + cj_e], cj_K);
+    __syncthreads();
+  }
+}

@@ -1,0 +1,294 @@
+// ---- reduce.cuh: the combine operations of the reduction kernels ----
+// Each operation is a struct with the accumulator type `acc`, its identity,
+// lift (one mapped value at its flat index within the reduced range into an
+// accumulator) and combine. Every combine here is commutative and associative
+// on the values it can see (argmin/argmax break ties by index, so the order of
+// the operands never decides), and the kernels combine in a fixed tree for a
+// given shape: the result's bits do not depend on block scheduling.
+namespace cj {
+namespace red {
+
+template <class T> __device__ __forceinline__ bool isnan_(T) { return false; }
+__device__ __forceinline__ bool isnan_(float v) { return v != v; }
+__device__ __forceinline__ bool isnan_(double v) { return v != v; }
+
+// Sums and products: float16/bfloat16 come in as float (their compute type)
+// and accumulate in float; integers wrap as NumPy's do (computed unsigned,
+// where C++ leaves signed overflow undefined).
+template <class T> struct wrap_ { typedef T type; };
+template <> struct wrap_<cj_i8> { typedef cj_u8 type; };
+template <> struct wrap_<cj_i16> { typedef cj_u16 type; };
+template <> struct wrap_<cj_i32> { typedef cj_u32 type; };
+template <> struct wrap_<cj_i64> { typedef cj_u64 type; };
+
+template <class T> struct sum {
+  typedef T acc;
+  static __device__ __forceinline__ acc identity() { return T(0); }
+  static __device__ __forceinline__ acc lift(T v, long long) { return v; }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    typedef typename wrap_<T>::type W;
+    return (T)((W)a + (W)b);
+  }
+};
+template <class T> struct prod {
+  typedef T acc;
+  static __device__ __forceinline__ acc identity() { return T(1); }
+  static __device__ __forceinline__ acc lift(T v, long long) { return v; }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    typedef typename wrap_<T>::type W;
+    return (T)((W)a * (W)b);
+  }
+};
+
+// min/max propagate NaN (NumPy's minimum/maximum); which NaN comes out is
+// the same for a given shape, as the tree is fixed.
+template <class T> struct min {
+  typedef T acc;
+  static __device__ __forceinline__ acc identity();
+  static __device__ __forceinline__ acc lift(T v, long long) { return v; }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    if (isnan_(a)) return a;
+    if (isnan_(b)) return b;
+    return b < a ? b : a;
+  }
+};
+template <class T> struct max {
+  typedef T acc;
+  static __device__ __forceinline__ acc identity();
+  static __device__ __forceinline__ acc lift(T v, long long) { return v; }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    if (isnan_(a)) return a;
+    if (isnan_(b)) return b;
+    return b > a ? b : a;
+  }
+};
+// Identities of min/max: the type's extreme (infinity for floats). An empty
+// min/max is an error in NumPy; the host refuses it before launching.
+template <class T> struct lim_;
+#define CJ_RED_LIMITS(T, LO, HI) \
+  template <> struct lim_<T> { static __device__ __forceinline__ T lo() { return LO; } static __device__ __forceinline__ T hi() { return HI; } };
+CJ_RED_LIMITS(bool, false, true)
+CJ_RED_LIMITS(cj_i8, (cj_i8)-128, (cj_i8)127)
+CJ_RED_LIMITS(cj_u8, (cj_u8)0, (cj_u8)255)
+CJ_RED_LIMITS(cj_i16, (cj_i16)-32768, (cj_i16)32767)
+CJ_RED_LIMITS(cj_u16, (cj_u16)0, (cj_u16)65535)
+CJ_RED_LIMITS(cj_i32, (cj_i32)(-2147483647 - 1), (cj_i32)2147483647)
+CJ_RED_LIMITS(cj_u32, 0u, 0xffffffffu)
+CJ_RED_LIMITS(cj_i64, (cj_i64)(-9223372036854775807LL - 1), (cj_i64)9223372036854775807LL)
+CJ_RED_LIMITS(cj_u64, 0ull, 0xffffffffffffffffull)
+CJ_RED_LIMITS(float, -__int_as_float(0x7f800000), __int_as_float(0x7f800000))
+CJ_RED_LIMITS(double, -__longlong_as_double(0x7ff0000000000000LL), __longlong_as_double(0x7ff0000000000000LL))
+#undef CJ_RED_LIMITS
+template <class T> __device__ __forceinline__ T min<T>::identity() { return lim_<T>::hi(); }
+template <class T> __device__ __forceinline__ T max<T>::identity() { return lim_<T>::lo(); }
+
+// argmin/argmax: a value and its index. A NaN beats every number and the
+// first NaN wins; among equal values the first index wins. The identity's
+// index is past every real one, so it loses every tie.
+template <class T> struct arg_acc {
+  T v;
+  long long i;
+};
+template <class T, bool Max> struct arg_ {
+  typedef arg_acc<T> acc;
+  static __device__ __forceinline__ acc identity() {
+    acc a;
+    a.v = Max ? lim_<T>::lo() : lim_<T>::hi();
+    a.i = 0x7fffffffffffffffLL;
+    return a;
+  }
+  static __device__ __forceinline__ acc lift(T v, long long i) {
+    acc a;
+    a.v = v;
+    a.i = i;
+    return a;
+  }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    const bool na = isnan_(a.v), nb = isnan_(b.v);
+    if (na || nb) return na && (!nb || a.i < b.i) ? a : b;
+    if (a.v == b.v) return a.i < b.i ? a : b;
+    return (Max ? b.v > a.v : b.v < a.v) ? b : a;
+  }
+};
+template <class T> struct argmin : arg_<T, false> {};
+template <class T> struct argmax : arg_<T, true> {};
+
+// One more element into an accumulator: combine(a, lift(v, j)), except that
+// argmin/argmax, whose elements reach each accumulator in index order (the
+// kernels keep to that), skip building and comparing a pair: a third of the
+// instructions of the general combine, which float16's 8 elements per load
+// could not afford at the memory's speed.
+template <class Op, class V>
+__device__ __forceinline__ typename Op::acc add1(typename Op::acc a, V v, long long j) {
+  return Op::combine(a, Op::lift(v, j));
+}
+template <class T, bool Max> __device__ __forceinline__ arg_acc<T> add1_arg_(arg_acc<T> a, T v, long long j) {
+  // The identity's index loses every tie, so a first element equal to it
+  // (an infinity) still takes its place.
+  const bool take = !isnan_(a.v) && (isnan_(v) || (Max ? v > a.v : v < a.v) || (v == a.v && j < a.i));
+  a.v = take ? v : a.v;
+  a.i = take ? j : a.i;
+  return a;
+}
+#define CJ_RED_ADD1(OP, MAX)                                                                           \
+  template <> __device__ __forceinline__ OP<float>::acc add1<OP<float>, float>(OP<float>::acc a, float v, long long j) { \
+    return add1_arg_<float, MAX>(a, v, j);                                                            \
+  }                                                                                                    \
+  template <> __device__ __forceinline__ OP<double>::acc add1<OP<double>, double>(OP<double>::acc a, double v, long long j) { \
+    return add1_arg_<double, MAX>(a, v, j);                                                           \
+  }                                                                                                    \
+  template <> __device__ __forceinline__ OP<cj_i32>::acc add1<OP<cj_i32>, cj_i32>(OP<cj_i32>::acc a, cj_i32 v, long long j) { \
+    return add1_arg_<cj_i32, MAX>(a, v, j);                                                           \
+  }                                                                                                    \
+  template <> __device__ __forceinline__ OP<cj_i64>::acc add1<OP<cj_i64>, cj_i64>(OP<cj_i64>::acc a, cj_i64 v, long long j) { \
+    return add1_arg_<cj_i64, MAX>(a, v, j);                                                           \
+  }
+CJ_RED_ADD1(argmax, true)
+CJ_RED_ADD1(argmin, false)
+#undef CJ_RED_ADD1
+
+struct any {
+  typedef bool acc;
+  static __device__ __forceinline__ acc identity() { return false; }
+  template <class V> static __device__ __forceinline__ acc lift(V v, long long) { return v != V(0); }
+  static __device__ __forceinline__ acc combine(acc a, acc b) { return a || b; }
+};
+struct all {
+  typedef bool acc;
+  static __device__ __forceinline__ acc identity() { return true; }
+  template <class V> static __device__ __forceinline__ acc lift(V v, long long) { return v != V(0); }
+  static __device__ __forceinline__ acc combine(acc a, acc b) { return a && b; }
+};
+
+// Mean and variance by Welford's update and Chan's combine: one pass, and
+// as accurate as the two-pass formula on data with a large mean (the sum of
+// squares would cancel). The count is kept in T too: exact to 2^24 elements
+// per partial in float, and a relative error of 2^-24 in a weight beyond.
+template <class T> struct welford_acc {
+  T n, mean, m2;
+};
+template <class T> struct welford {
+  typedef welford_acc<T> acc;
+  static __device__ __forceinline__ acc identity() {
+    acc a;
+    a.n = T(0);
+    a.mean = T(0);
+    a.m2 = T(0);
+    return a;
+  }
+  static __device__ __forceinline__ acc lift(T v, long long) {
+    acc a;
+    a.n = T(1);
+    a.mean = v;
+    a.m2 = T(0);
+    return a;
+  }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    if (a.n == T(0)) return b;
+    if (b.n == T(0)) return a;
+    acc r;
+    r.n = a.n + b.n;
+    const T d = b.mean - a.mean;
+    const T wb = b.n / r.n;
+    r.mean = a.mean + d * wb;
+    r.m2 = a.m2 + b.m2 + d * d * a.n * wb;
+    return r;
+  }
+};
+
+// Lane exchange of any trivially copyable accumulator, word by word.
+template <class T> __device__ __forceinline__ T shfl_xor(T v, int mask) {
+  enum { W = (sizeof(T) + 3) / 4 };
+  union {
+    T t;
+    int w[W];
+  } u;
+  u.t = v;
+#pragma unroll
+  for (int k = 0; k < W; ++k) u.w[k] = __shfl_xor_sync(0xffffffffu, u.w[k], mask);
+  return u.t;
+}
+
+// Reduces across the `width` lanes of each aligned lane group (width a power
+// of two <= 32) in a fixed butterfly; every lane of the group gets the result.
+template <class Op> __device__ __forceinline__ typename Op::acc group_reduce(typename Op::acc a, int width) {
+  for (int m = width >> 1; m > 0; m >>= 1) a = Op::combine(a, shfl_xor(a, m));
+  return a;
+}
+
+// Reduces across a block of `threads` (a multiple of 32, at most 1024) in a
+// fixed tree; thread 0 gets the result. `smem` holds 32 accumulators. Ends
+// with a barrier, so smem can be reused at once.
+template <class Op>
+__device__ __forceinline__ typename Op::acc block_reduce(typename Op::acc a, typename Op::acc* smem, int threads) {
+  a = group_reduce<Op>(a, 32);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = threads >> 5;
+  if (lane == 0) smem[warp] = a;
+  __syncthreads();
+  if (warp == 0) {
+    a = lane < warps ? smem[lane] : Op::identity();
+    a = group_reduce<Op>(a, 32);
+  }
+  __syncthreads();
+  return a;
+}
+
+// A load that bypasses L1: partials written by other blocks of this launch.
+template <class T> __device__ __forceinline__ T load_cg(const T* p) {
+  enum { W = (sizeof(T) + 3) / 4 };
+  union {
+    T t;
+    int w[W];
+    unsigned char b[sizeof(T)];
+  } u;
+  if (sizeof(T) % 4 == 0) {
+#pragma unroll
+    for (int k = 0; k < W; ++k) u.w[k] = __ldcg(reinterpret_cast<const int*>(p) + k);
+  } else {
+#pragma unroll
+    for (int k = 0; k < (int)sizeof(T); ++k) u.b[k] = reinterpret_cast<volatile const unsigned char*>(p)[k];
+  }
+  return u.t;
+}
+
+// Folds acc[N] into one accumulator in a fixed pairwise tree (N a power of
+// two). A template per level, so that every index is a constant: a loop over
+// the levels left the array in local memory (nvcc does not unroll the nest),
+// and the accumulators went through L1 on every step.
+template <class Op, int N, int S> struct fold_ {
+  static __device__ __forceinline__ void run(typename Op::acc (&a)[N]) {
+#pragma unroll
+    for (int k = 0; k < S; ++k) a[k] = Op::combine(a[k], a[k + S]);
+    fold_<Op, N, S / 2>::run(a);
+  }
+};
+template <class Op, int N> struct fold_<Op, N, 0> {
+  static __device__ __forceinline__ void run(typename Op::acc (&)[N]) {}
+};
+template <class Op, int N> __device__ __forceinline__ typename Op::acc fold(typename Op::acc (&a)[N]) {
+  fold_<Op, N, N / 2>::run(a);
+  return a[0];
+}
+
+// The last of `parts` blocks to finish a piece of work: each block stores
+// its partial, fences, and takes a ticket; the one that takes ticket
+// parts-1 sees every partial and resets the counter for the next launch.
+// Integer atomics only: the partials are combined by the last block in index
+// order, never by floating-point atomics.
+__device__ __forceinline__ bool last_block(unsigned* counter, unsigned parts, int* smem_flag) {
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned ticket = atomicAdd(counter, 1u);
+    const bool last = ticket == parts - 1;
+    if (last) *counter = 0u;
+    *smem_flag = last;
+  }
+  __syncthreads();
+  const bool last = *smem_flag != 0;
+  if (last) __threadfence();
+  return last;
+}
+
+}  // namespace red
+}  // namespace cj

@@ -1,0 +1,98 @@
+// The reduction kernels' plans and sources, without a GPU: the plan is a pure
+// function of the shape (the determinism rule), every variant renders and
+// compiles with NVRTC for sm_90 for each operation and dtype family.
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "cujit/error.hpp"
+#include "gpu/compile.hpp"
+#include "gpu/reduce_launch.hpp"
+
+using namespace cujit;
+
+namespace {
+
+ReduceSpec spec_of(ReduceOp op, DType in, DType value, DType out, std::string map = "") {
+  ReduceSpec s;
+  s.inputs = {{"x", in}};
+  s.map = std::move(map);
+  s.op = op;
+  s.value = value;
+  s.out = out;
+  return s;
+}
+
+void compiles(const std::string& source, const std::string& what) {
+  INFO(what);
+  CompiledKernel k = compile_cuda(source, "reduce_test", CompileOptions{90, false, {}});
+  CHECK(!k.cubin.empty());
+}
+
+}  // namespace
+
+TEST_CASE("reduction plans: variants by shape", "[reduce]") {
+  const ReduceSpec f32 = spec_of(ReduceOp::Sum, DType::Float32, DType::Float32, DType::Float32);
+  // A whole reduction of 2^20 float32: one row, cut into 256 chunks of one block step.
+  ReducePlan p = reduce_plan(f32, {1, 1 << 20, 1});
+  CHECK(p.key() == "rows t256 v4 c4096x256 items256");
+  // 2^30: chunks of 16 block steps, so a float sum adds at most 16 terms in sequence per accumulator.
+  CHECK(reduce_plan(f32, {1, 1LL << 30, 1}).key() == "rows t256 v4 c65536x16384 items16384");
+  CHECK(reduce_plan(f32, {1 << 24, 4, 1}).key() == "group t256 v4 g1 items65536");
+  CHECK(reduce_plan(f32, {1 << 16, 1024, 1}).key() == "group t256 v4 g32 items8192");
+  CHECK(reduce_plan(f32, {1 << 10, 1 << 16, 1}).key() == "rows t256 v4 c65536x1 items1024");
+  CHECK(reduce_plan(f32, {1, 1 << 24, 4}).key() == "cols t1x256 v4 k16384x1024 items1024");
+  CHECK(reduce_plan(f32, {1, 4, 1 << 24}).key() == "cols t64x4 v4 k4x1 items65536");
+  CHECK(reduce_plan(f32, {1, 1 << 13, 1 << 13}).key() == "cols t32x8 v4 k512x16 items1024");
+  // The plan needs no device: it is the same on every GPU.
+  CHECK(reduce_plan(f32, {3, 1000003, 1}).key() == reduce_plan(f32, {3, 1000003, 1}).key());
+}
+
+TEST_CASE("reduction plans: empty reductions", "[reduce]") {
+  const ReduceSpec mx = spec_of(ReduceOp::Max, DType::Float32, DType::Float32, DType::Float32);
+  try {
+    (void)reduce_plan(mx, {4, 0, 1});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Usage);
+    CHECK(std::string(e.what()) ==
+          "zero-size array to reduction operation max which has no identity; give it a non-empty axis");
+  }
+  const ReduceSpec sum = spec_of(ReduceOp::Sum, DType::Float32, DType::Float32, DType::Float32);
+  CHECK(reduce_plan(sum, {4, 0, 1}).variant == ReducePlan::Variant::Group);
+}
+
+TEST_CASE("reduction kernels compile in every variant", "[reduce][nvrtc]") {
+  struct Case {
+    ReduceSpec spec;
+    const char* what;
+  };
+  std::vector<Case> cases = {
+      {spec_of(ReduceOp::Sum, DType::Float32, DType::Float32, DType::Float32), "sum f32"},
+      {spec_of(ReduceOp::Max, DType::Float16, DType::Float16, DType::Float16), "max f16"},
+      {spec_of(ReduceOp::ArgMax, DType::Float64, DType::Float64, DType::Int64), "argmax f64"},
+      {spec_of(ReduceOp::Sum, DType::Int32, DType::Int64, DType::Int64), "sum i32->i64"},
+      {spec_of(ReduceOp::Any, DType::Bool, DType::Bool, DType::Bool), "any bool"},
+      {spec_of(ReduceOp::Std, DType::BFloat16, DType::Float32, DType::BFloat16), "std bf16"},
+  };
+  ReduceSpec dot = spec_of(ReduceOp::Sum, DType::Float32, DType::Float32, DType::Float32, "x * y");
+  dot.inputs.push_back({"y", DType::Float32});
+  cases.push_back({dot, "sum(x*y)"});
+  const ReduceShape shapes[] = {{1, 1 << 20, 1}, {1 << 16, 64, 1}, {4, 1 << 10, 1 << 10}};
+  int k = 0;
+  for (const Case& c : cases) {
+    // Each case in one variant (and the dot product in all three), to keep NVRTC's time small.
+    for (int s = 0; s < 3; ++s) {
+      if (s != k % 3 && c.spec.inputs.size() == 1) continue;
+      const ReducePlan p = reduce_plan(c.spec, shapes[s]);
+      compiles(ReduceKernels::source(c.spec, p, (k + s) % 2 == 0), std::string(c.what) + " " + p.key());
+    }
+    ++k;
+  }
+  RowNormSpec rn;
+  rn.inputs = {{"x", DType::Float32}};
+  compiles(ReduceKernels::source(rn, 4, 4, true), "rownorm f32");
+  rn.inputs = {{"x", DType::Float16}};
+  rn.out = DType::Float16;
+  compiles(ReduceKernels::source(rn, 8, 2, false), "rownorm f16");
+}
