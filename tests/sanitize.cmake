@@ -13,5 +13,7 @@ if(CUJIT_SANITIZE_THREAD)
   target_compile_definitions(cujit_thread_tests PRIVATE CUJIT_TEST_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data"
     CUJIT_BINARY_DIR="${PROJECT_BINARY_DIR}" CUJIT_CACHE_STRESS="$<TARGET_FILE:cache_stress>")
   add_dependencies(cujit_thread_tests cache_stress)
-  add_test(NAME threads COMMAND cujit_thread_tests "~[permissions]")
+  # Catch2 2.x runs hidden cases under a negative filter: "~[.]" keeps them out, as
+  # the `cache` entry runs them (they need jitcache, which this build does not make).
+  add_test(NAME threads COMMAND cujit_thread_tests "~[permissions]~[.]")
 endif()

@@ -33,7 +33,12 @@ expect() {  # expect CODE SUBSTRING TEMPLATE_DIR|- -- ARGS...
 # C++), so the check reads the binary without it.
 NODEBUG="$work/jitcache.nodebug"
 objcopy --strip-debug "$JITCACHE" "$NODEBUG" 2>/dev/null || cp "$JITCACHE" "$NODEBUG"
-if grep -qaF "$(cd "$TEMPLATES" && pwd)" "$NODEBUG"; then
+# An AddressSanitizer build's global descriptors name their source files too (the
+# templates the CPU evaluator includes): there the plain build's run of this test
+# holds the check, and the behaviour below is still checked.
+if grep -qaF "__asan_init" "$NODEBUG"; then
+  echo "note: an AddressSanitizer build names its sources for its reports; the path check is the plain build's"
+elif grep -qaF "$(cd "$TEMPLATES" && pwd)" "$NODEBUG"; then
   echo "FAIL: $JITCACHE names the source tree's templates folder"
   fails=$((fails + 1))
 fi
