@@ -439,7 +439,12 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
 
 template <class In> void arithmetic_for(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
   switch (wide(st.acc)) {
-    case DType::Int64: return arithmetic<In, std::int64_t>(g, st, out, threads);
+    // Signed sums and products wrap, as NumPy's: in uint64, whose overflow is
+    // defined (the same bits; the store casts them back). Means and moments
+    // with an integer dtype= keep the signed accumulator.
+    case DType::Int64:
+      if (st.what == Reduce::Sum || st.what == Reduce::Prod) return arithmetic<In, std::uint64_t>(g, st, out, threads);
+      return arithmetic<In, std::int64_t>(g, st, out, threads);
     case DType::UInt64: return arithmetic<In, std::uint64_t>(g, st, out, threads);
     case DType::Float32: return arithmetic<In, float>(g, st, out, threads);
     case DType::Float64: return arithmetic<In, double>(g, st, out, threads);
