@@ -11,6 +11,8 @@ namespace red {
 template <class T> __device__ __forceinline__ bool isnan_(T) { return false; }
 __device__ __forceinline__ bool isnan_(float v) { return v != v; }
 __device__ __forceinline__ bool isnan_(double v) { return v != v; }
+// nansum, nanprod: NaN counts as the identity.
+template <class V> __device__ __forceinline__ V nan_to(V v, V identity) { return isnan_(v) ? identity : v; }
 
 // Sums and products: float16/bfloat16 come in as float (their compute type)
 // and accumulate in float; integers wrap as NumPy's do (computed unsigned,
@@ -195,6 +197,12 @@ template <class T> struct welford {
     return r;
   }
 };
+
+// The divisor of var/std: NumPy's max(n - ddof, 0), from the exact length.
+__device__ __forceinline__ double dof(long long n, double ddof) {
+  const double d = (double)n - ddof;
+  return d > 0 ? d : 0.0;
+}
 
 // Lane exchange of any trivially copyable accumulator, word by word.
 template <class T> __device__ __forceinline__ T shfl_xor(T v, int mask) {

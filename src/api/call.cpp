@@ -1,5 +1,7 @@
 #include "api/call.hpp"
 
+#include "api/reduce_call.hpp"
+
 #include <chrono>
 #include <utility>
 
@@ -57,8 +59,9 @@ std::vector<Array> run_on_cpu(Call& c, const Shape* shape, const CallHooks& hook
       if (y.device.kind != Device::CPU)
         fail(ErrorCode::Usage, "output '{}' is in GPU memory, but the call runs on the CPU; give all arrays in host memory",
              p.outputs[o].name);
-      // The launcher's checks and words, so a kernel that passes here passes there.
-      check_given_output(p, o, y.dtype, y.shape, *shape, broadcast_shape(p, c.inputs.data()));
+      // The launcher's checks and words, so a kernel that passes here passes there
+      // (a program with reductions: each pass's, as the GPU's).
+      if (!p.has_reductions) check_given_output(p, o, y.dtype, y.shape, *shape, broadcast_shape(p, c.inputs.data()));
       outs[o] = y;
     }
   CpuOptions cpu;
@@ -159,8 +162,9 @@ std::vector<Array> run_call(Call& c, const CallHooks& hooks) {
   if (!copies.empty()) st.upload_ms = ms_since(t0);
 
   std::vector<Array> made =
-      on_gpu ? run_on_gpu(c, shape, any_inout && p.can_fail, hooks.wait || !back.empty(), allocates, hooks, st)
-             : run_on_cpu(c, p.has_reductions ? c.shape : &shape, hooks, st);
+      !on_gpu            ? run_on_cpu(c, p.has_reductions ? c.shape : &shape, hooks, st)
+      : p.has_reductions ? run_reductions_on_gpu(c, hooks, st, &run_call)
+                         : run_on_gpu(c, shape, any_inout && p.can_fail, hooks.wait || !back.empty(), allocates, hooks, st);
   if (!back.empty()) {
     auto t1 = Clock::now();
     for (const auto& [to, k] : back) copy_into(to, c.inputs[k]);

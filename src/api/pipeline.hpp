@@ -50,4 +50,10 @@ struct PipelineHooks {
 NamedArrays run_pipeline(std::string_view source, const std::vector<NamedArg>& inputs, const EvaluateOptions& options,
                          const PipelineHooks& hooks);
 
+// Runs a checked program again on operands of an earlier run (views on
+// `device`, every output given), queued on `stream` with no wait: one launch,
+// or every pass of a program with reductions (jitrun --bench times it).
+void run_again(const GpuProgram& g, int device, const std::vector<ArrayView>& in, const std::vector<ArrayView>& out,
+               CUstream stream);
+
 }  // namespace cujit

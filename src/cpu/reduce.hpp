@@ -22,7 +22,8 @@ namespace cujit {
 HostArray reduce_host(const ArrayView& x, const plan::ReduceStep& step, int threads = 0);
 
 // evaluate_program for a program with reductions (Program::has_reductions).
+// Given outputs (`outputs[o].data` set) are written in place, as evaluate_elementwise's.
 std::vector<Output> evaluate_reductions(const Program& p, const std::vector<Input>& inputs, const Shape* shape,
-                                        const CpuOptions& options);
+                                        const CpuOptions& options, const ArrayView* outputs = nullptr);
 
 }  // namespace cujit

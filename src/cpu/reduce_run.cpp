@@ -32,7 +32,7 @@ std::vector<Input> derived_inputs(const plan::Derived& d, const std::vector<Inpu
 }  // namespace
 
 std::vector<Output> evaluate_reductions(const Program& p, const std::vector<Input>& inputs, const Shape* shape,
-                                        const CpuOptions& options) {
+                                        const CpuOptions& options, const ArrayView* outputs) {
   if (inputs.size() != p.inputs.size())
     fail(ErrorCode::Usage, "the program has {} parameters but {} inputs were given", p.inputs.size(), inputs.size());
   std::vector<Shape> shapes;
@@ -70,7 +70,11 @@ std::vector<Output> evaluate_reductions(const Program& p, const std::vector<Inpu
     const plan::ElementwiseStep& es = rp.elementwise[g];
     const plan::Derived d = plan::derive_elementwise(p, rp, static_cast<int>(g));
     const Shape s = output_shape(es.shape, shape);
-    std::vector<Output> part = evaluate_program(*d.program, derived_inputs(d, inputs, results), &s, options);
+    std::vector<ArrayView> given(es.outputs.size());
+    if (outputs)
+      for (std::size_t j = 0; j < es.outputs.size(); ++j) given[j] = outputs[static_cast<std::size_t>(es.outputs[j])];
+    std::vector<Output> part =
+        evaluate_program(*d.program, derived_inputs(d, inputs, results), &s, options, outputs ? given.data() : nullptr);
     for (std::size_t j = 0; j < part.size(); ++j) outs[static_cast<std::size_t>(es.outputs[j])] = std::move(part[j]);
   }
   return outs;

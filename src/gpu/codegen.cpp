@@ -21,6 +21,7 @@
 #include "core/scalar.hpp"
 #include "gpu/layouts/layout_codegen.hpp"
 #include "plan/layouts/layout_rule.hpp"
+#include "plan/reduce_plan.hpp"
 #include "gpu/templates.hpp"
 
 namespace cujit {
@@ -435,8 +436,11 @@ void check_source_names(const Program& p, const std::string& kernel_name) {
   // The only user text the source holds besides numbers cujit printed: names,
   // each checked here once more, whatever way in checked it first.
   check_name(kernel_name, "kernel name");
-  for (const Param& q : p.inputs) check_name(q.name, "input");
-  for (const Var& v : p.outputs) check_name(v.name, "output");
+  // The reduction plan's own names (a user's cannot start with '_').
+  for (const Param& q : p.inputs)
+    if (!plan::is_derived_name(q.name)) check_name(q.name, "input");
+  for (const Var& v : p.outputs)
+    if (!plan::is_derived_name(v.name)) check_name(v.name, "output");
   for (const Var& v : p.locals) check_name(v.name, "local");
 }
 
@@ -547,8 +551,9 @@ std::string params_text(const std::vector<ArgSlot>& sig) {
 // template's placeholders; the rest is the same for every layout.
 std::string generate_source(const Program& p, const KernelLayout& l, const std::string& kernel_name) {
   if (p.has_reductions)
-    fail(ErrorCode::Usage, "reductions (sum, mean, max, ...) run on the CPU evaluator so far: evaluate on host "
-                           "arrays, or with jitrun --device cpu");
+    fail(ErrorCode::Usage, "a program with reductions (sum, mean, max, ...) runs as several passes, not one "
+                           "elementwise kernel (jitrun -v shows them); --emit and precompiling take elementwise "
+                           "programs only so far: run it, and its kernels go to the kernel cache");
   check_source_names(p, kernel_name);
   validate_layout(p, l);
   BodyGen g(p);
@@ -592,6 +597,39 @@ std::string generate_source(const Program& p, const KernelLayout& l, const std::
   vars["STORE"] = join(k.store, "\n");
   const std::string file = unit.render(k, vars);
   return render_template(template_text(file), vars);
+}
+
+namespace {
+// Whether `e` reads only array inputs: what a fused map's kernel has.
+bool reads_only_arrays(const Program& p, const Expr& e) {
+  if (e.folded || e.kind == Expr::Literal) return true;
+  if (e.kind == Expr::Index) return false;
+  if (e.kind == Expr::Call && e.builtin && e.builtin->special == Special::Size) return false;
+  if (e.kind == Expr::Name) {
+    if (e.sym == Sym::Input) {
+      const Param& q = p.inputs[static_cast<std::size_t>(e.slot)];
+      return !q.weak && !q.raw && !is_complex(q.dtype);
+    }
+    return e.sym != Sym::Local && e.sym != Sym::Output && e.sym != Sym::Index && e.sym != Sym::Count;
+  }
+  for (const auto& a : e.args)
+    if (!reads_only_arrays(p, *a)) return false;
+  return true;
+}
+}  // namespace
+
+FusedMap fused_map(const Program& p, const Expr& e, DType to) {
+  FusedMap m;
+  if (!reads_only_arrays(p, e)) return m;
+  BodyGen g(p);
+  std::string code = g.value_in(e, to);
+  if (g.uses_err_ || g.uses_index_) return m;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k)
+    if (g.in_used_[k]) m.inputs.push_back(static_cast<int>(k));
+  for (int h = 0; h < kNumGroups; ++h)
+    if (g.groups_[h] && h != kPrelude && h != kHalf) m.helpers += template_text(kGroupFile[h]) + "\n";
+  m.expr = std::move(code);
+  return m;
 }
 
 }  // namespace cujit

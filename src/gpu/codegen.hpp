@@ -20,6 +20,7 @@
 namespace cujit {
 
 struct Program;
+struct Expr;
 
 // ---- the kernel argument ABI ----
 //
@@ -75,6 +76,20 @@ std::string kernel_error_message(const Program& p, const std::int64_t err[4]);
 
 // The kernel source. `kernel_name` must be a C identifier not starting with "cj_".
 std::string generate_source(const Program& p, const KernelLayout& layout, const std::string& kernel_name);
+// A reduction's map fused into its kernel (gpu/reduce_launch.hpp): expression
+// `e` of `p` converted to `to`, as CUDA over the values v_<name> of the inputs
+// it reads (`inputs`, Program::inputs positions; values in compute types, as
+// the elementwise kernels hold them), with the template files it needs beyond
+// the reduction kernels' own (prelude.cuh, half.cuh). `expr` is empty when
+// the map cannot be fused: it reads a local, an output, a weak or raw input,
+// the index or a size, or can fail at run time (the error slot).
+struct FusedMap {
+  std::string expr;
+  std::string helpers;
+  std::vector<int> inputs;
+};
+FusedMap fused_map(const Program& p, const Expr& e, DType to);
+
 // That check alone (render_raw_cuda runs it too): every name of the program and the
 // kernel name follow the name rule (names.hpp), fail(Usage) otherwise.
 void check_source_names(const Program& p, const std::string& kernel_name);

@@ -144,6 +144,9 @@ struct GpuProgram::Impl {
   mutable std::vector<DeviceBuffer> err_free;
   const bool needs_err;
 
+  mutable std::mutex derived_mu;
+  mutable std::map<std::string, std::unique_ptr<GpuProgram>> derived;  // by key
+
   Impl(std::shared_ptr<const Program> p, GpuOptions o)
       : program(std::move(p)), opt(std::move(o)), needs_err(!opt.render && program->can_fail) {
     std::vector<OutputDecl> outs;
@@ -379,6 +382,20 @@ GpuProgram::GpuProgram(std::shared_ptr<const Program> program, GpuOptions option
 GpuProgram::~GpuProgram() = default;
 
 const Program& GpuProgram::program() const { return *impl_->program; }
+
+const GpuProgram& GpuProgram::derived(const std::string& key,
+                                      const std::function<std::shared_ptr<const Program>()>& make) const {
+  std::lock_guard<std::mutex> lock(impl_->derived_mu);
+  std::unique_ptr<GpuProgram>& g = impl_->derived[key];
+  if (!g) {
+    GpuOptions o = impl_->opt;
+    o.render = nullptr;  // raw CUDA programs have no reductions: a derived pass is the language's
+    o.render_id = "derived " + key + (impl_->opt.render_id.empty() ? "" : " of " + impl_->opt.render_id);
+    o.recipe.clear();
+    g = std::make_unique<GpuProgram>(make(), std::move(o));
+  }
+  return *g;
+}
 const GpuOptions& GpuProgram::options() const { return impl_->opt; }
 std::string GpuProgram::source(const KernelLayout& layout) const { return impl_->render(layout); }
 

@@ -113,6 +113,13 @@ class GpuProgram {
   // The manifest entry that makes exactly this kernel again (record mode).
   std::string recipe(const KernelLayout& layout, int arch) const;
 
+  // A program derived from this one (a pass of a program with reductions,
+  // src/plan/reduce_plan.hpp), made by `make` on first use and kept with this
+  // program, so its launches take the hot path from the second call on.
+  // `key` names what the derived program is made of; it is part of the
+  // derived program's cache key, as the same source makes several of them.
+  const GpuProgram& derived(const std::string& key, const std::function<std::shared_ptr<const Program>()>& make) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 
 #include "core/fail.hpp"
 #include "gpu/compile.hpp"
+#include "gpu/launch.hpp"
+#include "cache/entry.hpp"
 #include "core/compiled_kernel.hpp"
 #include "gpu/templates.hpp"
 
@@ -114,8 +117,9 @@ std::string default_post(const ReduceSpec& s) {
     case ReduceOp::ArgMin:
     case ReduceOp::ArgMax: return "r.i";
     case ReduceOp::Mean: return "r / (cj_val)n";
-    case ReduceOp::Var: return fmt::format("r.m2 / (r.n - (cj_val){})", s.ddof);
-    case ReduceOp::Std: return fmt::format("sqrt(r.m2 / (r.n - (cj_val){}))", s.ddof);
+    // NumPy divides by max(n - ddof, 0).
+    case ReduceOp::Var: return fmt::format("r.m2 / (cj_val)cj::red::dof(n, {})", s.ddof);
+    case ReduceOp::Std: return fmt::format("sqrt(r.m2 / (cj_val)cj::red::dof(n, {}))", s.ddof);
     default: return "r";
   }
 }
@@ -201,8 +205,9 @@ std::string inputs_key(const std::vector<ReduceInput>& inputs) {
 }
 // Everything the source of a reduction depends on.
 std::string what_key(const ReduceSpec& s, const ReducePlan& p, bool vector_loads) {
-  return fmt::format("reduce {} {} map={} value={} out={} post={} ddof={} {} {}", op_name(s.op), inputs_key(s.inputs), s.map,
-                     dtype_name(s.value), dtype_name(s.out), s.post, s.ddof, p.source_key(), vector_loads ? "vector" : "scalar");
+  return fmt::format("reduce {} {} map={} helpers={:x} value={} out={} post={} ddof={} {} {}", op_name(s.op),
+                     inputs_key(s.inputs), s.map, std::hash<std::string>{}(s.helpers), dtype_name(s.value),
+                     dtype_name(s.out), s.post, s.ddof, p.source_key(), vector_loads ? "vector" : "scalar");
 }
 
 }  // namespace
@@ -237,6 +242,10 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
   ReducePlan p;
   p.threads = kThreads;
   p.vec = vec_of(spec.inputs);
+  // A vector of accumulators within 128 bytes: narrow inputs with wide
+  // accumulators (var of bool: 16 x 24 bytes) would spill, and the columns'
+  // shared tile (threads x VEC accumulators) would pass the 48 KB a block has.
+  while (p.vec > 1 && static_cast<std::size_t>(p.vec) * acc_size(spec) > 128) p.vec /= 2;
   // U x VEC accumulators per thread up to 128 bytes (32 registers), so that
   // 5+ blocks of 256 fit on an SM: argmax of float16 (8 lanes of 16 bytes)
   // takes 1 row, not 4 (at 4, 116 registers held occupancy to 25%, H100).
@@ -283,9 +292,12 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
   return p;
 }
 
-void ReduceWorkspace::reserve(std::size_t partial_bytes, std::size_t counters) {
-  if (partial_bytes > partials_.size()) partials_ = DeviceBuffer(device_, std::max<std::size_t>(partial_bytes, 4096));
+void ReduceWorkspace::reserve(std::size_t partial_bytes, std::size_t counters, CUstream stream) {
   const std::size_t cbytes = counters * sizeof(unsigned);
+  // Kernels queued earlier on the stream may still use the buffers replaced.
+  if ((partial_bytes > partials_.size() && partials_.size()) || (cbytes > counters_.size() && counters_.size()))
+    synchronize(device_, stream);
+  if (partial_bytes > partials_.size()) partials_ = DeviceBuffer(device_, std::max<std::size_t>(partial_bytes, 4096));
   if (cbytes > counters_.size()) {
     counters_ = DeviceBuffer(device_, std::max<std::size_t>(cbytes, 4096));
     counters_.fill_bytes(0);
@@ -296,7 +308,7 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
   std::map<std::string, std::string> vars;
   vars["HEADER"] = header(fmt::format("{} of {}", op_name(spec.op), spec.map.empty() ? spec.inputs[0].name : spec.map),
                           plan.source_key() + (vector_loads ? " vector loads" : " scalar loads"));
-  vars["HELPERS"] = helpers();
+  vars["HELPERS"] = helpers() + (spec.helpers.empty() ? "" : "\n" + spec.helpers);
   vars["FUNCTIONS"] = reduce_functions(spec, plan.vec, vector_loads);
   vars["THREADS"] = std::to_string(plan.threads);
   vars["VEC"] = std::to_string(plan.vec);
@@ -361,15 +373,21 @@ CUfunction ReduceKernels::function(int device, const std::string& what, const ch
   const DeviceInfo& info = device_info(device);
   const int arch = cap_arch(info.arch());
   const std::string key = fmt::format("{}@{}\n", device, arch) + what;
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = functions_.find(key);
-  if (it != functions_.end()) return it->second;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = functions_.find(key);
+    if (it != functions_.end()) return it->second;
+  }
+  // Compiled through the kernel cache (memory, disk, then NVRTC, once across
+  // threads and processes), outside the lock: other kernels compile meanwhile.
   const std::string source = render();
   CompileOptions co;
   co.arch = arch;
-  CompiledKernel k = compile_cuda(source, name, co);
+  const std::shared_ptr<const cache::Entry> e = compile_through_cache(source, name, co);
   // The module key is the source itself: it decides the image.
-  CUfunction f = get_function(device, source + fmt::format("@{}", arch), select_image(k, info.arch()), name);
+  CUfunction f =
+      get_function(device, source + fmt::format("@{}", arch), select_image(entry_images(*e, arch), info.arch()), name);
+  std::lock_guard<std::mutex> lock(mu_);
   functions_.emplace(key, f);
   return f;
 }
@@ -400,7 +418,7 @@ void ReduceKernels::launch(int device, const ReduceSpec& spec, const ReduceShape
   CUfunction f = function(device, what_key(spec, plan, vector_loads), name,
                           [&] { return source(spec, plan, vector_loads); });
   // The kernels' accumulator is at most 24 bytes (Welford of doubles).
-  ws.reserve(plan.partial_count * 24, plan.counters);
+  ws.reserve(plan.partial_count * 24, plan.counters, stream);
   CUdeviceptr in[8] = {};
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) in[i] = inputs[i];
   CUdeviceptr part = ws.partials(), cnt = ws.counters();

@@ -44,6 +44,9 @@ struct ReduceSpec {
   // CUDA expression over the inputs' names (each in its compute type: float
   // for float16/bfloat16); "" takes the first input as it is.
   std::string map;
+  // Template text the map calls (gpu/codegen.hpp's fused_map), after the
+  // kernels' own helpers.
+  std::string helpers;
   ReduceOp op = ReduceOp::Sum;
   // The type the map's value is converted to and accumulated in (Float16 and
   // BFloat16 mean float: NumPy's float16 sums accumulate in float32 too).
@@ -54,7 +57,7 @@ struct ReduceSpec {
   // r.m2) and `n` (the reduced length); "" gives the operation's own result
   // (mean: r / n; var: r.m2 / (r.n - ddof); std: its sqrt).
   std::string post;
-  int ddof = 0;  // var, std
+  double ddof = 0;  // var, std (NumPy takes any number)
 };
 
 // A contiguous [outer, len, inner] array reduced over `len` into [outer, inner].
@@ -95,8 +98,9 @@ class ReduceWorkspace {
   explicit ReduceWorkspace(int device) : device_(device) {}
   int device() const { return device_; }
   // Grows the buffers to hold `partial_bytes` and `counters` (synchronously,
-  // counters zeroed).
-  void reserve(std::size_t partial_bytes, std::size_t counters);
+  // counters zeroed), after the work queued on `stream`, the one the
+  // workspace serves, is done with the old ones.
+  void reserve(std::size_t partial_bytes, std::size_t counters, CUstream stream = nullptr);
   CUdeviceptr partials() const { return partials_.ptr(); }
   CUdeviceptr counters() const { return counters_.ptr(); }
 

@@ -408,6 +408,12 @@ std::string describe(const Program& p, const ReducePlan& plan) {
   return s;
 }
 
+bool is_derived_name(const std::string& name) {
+  if (name == "_map") return true;
+  if (name.size() < 3 || name.compare(0, 2, "_r") != 0) return false;
+  return name.find_first_not_of("0123456789", 2) == std::string::npos;
+}
+
 int ReducePlan::step_of(const Expr* call) const {
   for (std::size_t k = 0; k < reductions.size(); ++k)
     if (reductions[k].call == call) return static_cast<int>(k);

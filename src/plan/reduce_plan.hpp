@@ -93,6 +93,10 @@ struct Derived {
   std::shared_ptr<Program> program;
   std::vector<int> inputs;  // per derived input: p's input index, or -1 - step
 };
+// Whether `name` is one the derived programs give a reduction's map (`_map`)
+// or result (`_r<j>`): outside the names a user may write, so they never clash.
+bool is_derived_name(const std::string& name);
+
 // The plan in words, one pass a line (jitrun -v):
 //   pass 1: mean(x, axis=1, keepdims=true): x over axes (1) of (8, 5) -> float32 (8, 1)
 //   pass 3: elementwise (8, 5): z, t (reads passes 1, 2)

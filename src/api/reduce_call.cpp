@@ -1,0 +1,383 @@
+#include "api/reduce_call.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "core/array.hpp"
+#include "core/driver.hpp"
+#include "core/fail.hpp"
+#include "cpu/reduce.hpp"
+#include "gpu/codegen.hpp"
+#include "gpu/reduce_launch.hpp"
+#include "plan/reduce_plan.hpp"
+#include "plan/shapes.hpp"
+
+namespace cujit {
+
+namespace {
+
+ReduceKernels& kernels() {
+  static ReduceKernels k;
+  return k;
+}
+
+// One workspace per device and stream: work on one stream runs in order, so
+// its partials and counters are never in use by two launches at once.
+ReduceWorkspace& workspace(int device, CUstream stream) {
+  static std::mutex mu;
+  static std::map<std::pair<int, CUstream>, std::unique_ptr<ReduceWorkspace>> all;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& w = all[{device, stream}];
+  if (!w) w = std::make_unique<ReduceWorkspace>(device);
+  return *w;
+}
+
+ReduceOp kernel_op(Reduce r) {
+  switch (r) {
+    case Reduce::Sum: return ReduceOp::Sum;
+    case Reduce::Prod: return ReduceOp::Prod;
+    case Reduce::Min: return ReduceOp::Min;
+    case Reduce::Max: return ReduceOp::Max;
+    case Reduce::Mean: return ReduceOp::Mean;
+    case Reduce::Var: return ReduceOp::Var;
+    case Reduce::Std: return ReduceOp::Std;
+    case Reduce::Any: return ReduceOp::Any;
+    case Reduce::All: return ReduceOp::All;
+    case Reduce::ArgMin: return ReduceOp::ArgMin;
+    case Reduce::ArgMax: return ReduceOp::ArgMax;
+    case Reduce::None: break;
+  }
+  fail(ErrorCode::Internal, "reduce_call: a step with no reduction");
+}
+
+// Whether the reduction kernels compute the step as NumPy does. A NaN-ignoring
+// sum or product is the plain one of a map with NaN as its identity; the other
+// NaN-ignoring reductions need NumPy's all-NaN rules, which the CPU has.
+bool on_kernels(const plan::ReduceStep& st) {
+  if (is_complex(st.in) || is_complex(st.acc) || is_complex(st.out)) return false;
+  if (st.count == 0 || !std::isfinite(st.ddof)) return false;  // the identity, or NumPy's error, in the CPU's words
+  if (st.nan_ignoring && is_float(st.in)) return st.what == Reduce::Sum || st.what == Reduce::Prod;
+  return true;
+}
+
+// The kernels' spec of step `st` over `inputs`, mapped by `map` ("": the one input as it is).
+ReduceSpec kernel_spec(const plan::ReduceStep& st, std::vector<ReduceInput> inputs, std::string map,
+                       std::string helpers) {
+  ReduceSpec s;
+  s.op = kernel_op(st.what);
+  s.value = st.acc;
+  s.out = st.out;
+  s.ddof = st.ddof;
+  if (st.nan_ignoring && is_float(st.in))
+    map = "cj::red::nan_to((cj_val)(" + (map.empty() ? inputs[0].name : map) + "), (cj_val)" +
+          (st.what == Reduce::Sum ? "0" : "1") + ")";
+  s.inputs = std::move(inputs);
+  s.map = std::move(map);
+  s.helpers = std::move(helpers);
+  return s;
+}
+
+// How the map's elements are laid out for the kernels: [outer, len, inner]
+// when the reduced axes (extent-1 axes aside) are adjacent; otherwise the
+// map is written in the order [kept axes, reduced axes] (`order`), [outer, len, 1].
+struct Geometry {
+  ReduceShape shape;
+  std::vector<int> order;  // empty: the map's own order
+};
+
+Geometry geometry(const plan::ReduceStep& st) {
+  const Shape& s = st.map_shape;
+  Geometry g;
+  std::vector<int> kept, reduced;
+  bool after = false, adjacent = true;
+  for (int d = 0; d < s.ndim; ++d) {
+    const bool r = std::binary_search(st.axes.begin(), st.axes.end(), d);
+    (r ? reduced : kept).push_back(d);
+    if (s[d] == 1) continue;
+    if (r && after) adjacent = false;
+    if (!r && g.shape.len > 1) after = true;
+    if (r) g.shape.len *= s[d];
+    else (after ? g.shape.inner : g.shape.outer) *= s[d];
+  }
+  if (adjacent) return g;
+  g.order = kept;
+  g.order.insert(g.order.end(), reduced.begin(), reduced.end());
+  g.shape.outer *= g.shape.inner;
+  g.shape.inner = 1;
+  return g;
+}
+
+bool contiguous(const ArrayView& v) {
+  return v.strides == ArrayView::contiguous_strides(v.shape, v.dtype) || v.size() <= 1;
+}
+
+// The structure a derived program is made of, as the key it is kept under.
+std::string list_key(const char* what, const std::vector<int>& a, const std::vector<int>& b, const std::vector<int>& c) {
+  std::string s = what;
+  for (const auto* v : {&a, &b, &c}) {
+    s += "|";
+    for (int x : *v) s += std::to_string(x) + ",";
+  }
+  return s;
+}
+
+class GpuReductions {
+ public:
+  GpuReductions(Call& c, const CallHooks& hooks, RunCall run_call)
+      : c_(c), p_(c.program.program()), hooks_(hooks), run_call_(run_call) {
+    std::vector<Shape> shapes;
+    for (std::size_t k = 0; k < p_.inputs.size(); ++k) shapes.push_back(c.inputs[k].shape);
+    plan_ = plan::plan_reductions(p_, shapes);
+    if (c.shape && plan_.elementwise.size() > 1)
+      fail(ErrorCode::Usage, "this program's outputs have different shapes, so it takes no output shape (given {})",
+           to_string(*c.shape));
+  }
+
+  std::vector<Array> run() {
+    made_.resize(p_.outputs.size());
+    const std::vector<int> direct = direct_outputs();
+    for (std::size_t k = 0; k < plan_.reductions.size(); ++k) results_.push_back(reduce(static_cast<int>(k), direct[k]));
+    for (std::size_t g = 0; g < plan_.elementwise.size(); ++g)
+      if (std::find(direct.begin(), direct.end(), plan_.elementwise[g].outputs[0]) == direct.end() ||
+          plan_.elementwise[g].outputs.size() != 1)
+        elementwise(static_cast<int>(g));
+    bool any = false;
+    for (const Array& a : made_) any = any || a.view().data || a.size() == 0;
+    if (!any) made_.clear();
+    return std::move(made_);
+  }
+
+  // For jitrun -v and --bench: the elements of the largest pass, the passes.
+  std::int64_t elements() const {
+    std::int64_t n = 0;
+    for (const plan::ReduceStep& st : plan_.reductions) n = std::max(n, st.map_shape.size());
+    for (const plan::ElementwiseStep& es : plan_.elementwise) n = std::max(n, es.shape.size());
+    return n;
+  }
+  std::string passes() const {
+    return std::to_string(plan_.reductions.size()) + " reduction + " + std::to_string(plan_.elementwise.size()) +
+           " elementwise passes";
+  }
+
+ private:
+  const GpuProgram& derived(const std::string& key, int step, bool map) const {
+    return c_.program.derived(key, [&] {
+      plan::Derived d = map ? plan::derive_map(p_, plan_, step) : plan::derive_elementwise(p_, plan_, step);
+      return std::shared_ptr<const Program>(std::move(d.program));
+    });
+  }
+
+  // Per step, the output its result is (the step's one statement is
+  // `out = <the reduction>` with the result's dtype and shape), else -1: the
+  // kernel writes that output and no elementwise pass runs for it.
+  std::vector<int> direct_outputs() const {
+    std::vector<int> d(plan_.reductions.size(), -1);
+    if (c_.shape) return d;
+    for (const plan::ElementwiseStep& es : plan_.elementwise) {
+      if (es.stmts.size() != 1 || es.outputs.size() != 1) continue;
+      const Stmt& s = p_.ast.stmts[static_cast<std::size_t>(es.stmts[0])];
+      const int j = plan_.step_of(s.expr.get());
+      const Var& v = p_.outputs[static_cast<std::size_t>(es.outputs[0])];
+      if (j < 0 || s.sym != Sym::Output || v.input >= 0) continue;
+      const plan::ReduceStep& st = plan_.reductions[static_cast<std::size_t>(j)];
+      const auto o = static_cast<std::size_t>(es.outputs[0]);
+      const ArrayView& y = c_.outputs[o];
+      // A given output the kernel cannot write (or a wrong one) goes the
+      // elementwise way, which checks it and says what is wrong.
+      if (c_.given[o] && (y.device != c_.where || y.dtype != st.out || y.shape != st.out_shape || !contiguous(y)))
+        continue;
+      if (v.dtype == st.out && es.shape == st.out_shape) d[static_cast<std::size_t>(j)] = es.outputs[0];
+    }
+    return d;
+  }
+
+  // Where step k's result goes: output `o` (given, or made here), or a new
+  // array kept for the passes that read it.
+  ArrayView result_array(const plan::ReduceStep& st, int o) {
+    const auto u = static_cast<std::size_t>(o);
+    if (o >= 0 && c_.given[u]) return c_.outputs[u];
+    Array& a = o >= 0 ? made_[u] : owned_.emplace_back();
+    a = Array::empty(st.out, st.out_shape, c_.where);
+    return a.view();
+  }
+
+  // A derived program's call: the caller's operands, the results it reads.
+  void bind(Call& d) const {
+    d.where = c_.where;
+    d.stream = c_.stream;
+    d.move_inputs = false;  // the call's operands are on the device already
+    const std::vector<int> from = sources(d.program.program());
+    for (std::size_t i = 0; i < from.size(); ++i)
+      d.inputs[i] = from[i] >= 0 ? c_.inputs[static_cast<std::size_t>(from[i])]
+                                 : results_[static_cast<std::size_t>(-1 - from[i])];
+  }
+
+  // The array the kernels reduce for step k: an input or an earlier result as
+  // it is, when laid out for them; else the map evaluated into a temporary.
+  ArrayView map_of(int k, const Geometry& g, Array& tmp) {
+    const plan::ReduceStep& st = plan_.reductions[static_cast<std::size_t>(k)];
+    const Expr& m = *st.map;
+    if (g.order.empty()) {
+      if (m.kind == Expr::Name && m.sym == Sym::Input && !p_.inputs[static_cast<std::size_t>(m.slot)].weak) {
+        const ArrayView& v = c_.inputs[static_cast<std::size_t>(m.slot)];
+        if (v.dtype == st.in && v.device == c_.where && v.shape == st.map_shape && contiguous(v)) return v;
+      }
+      const int inner = plan_.step_of(&m);
+      if (inner >= 0 && results_[static_cast<std::size_t>(inner)].dtype == st.in)
+        return results_[static_cast<std::size_t>(inner)];
+    }
+    ArrayView out;
+    if (g.order.empty()) {
+      tmp = Array::empty(st.in, st.map_shape, c_.where);
+      out = tmp.view();
+    } else {  // written transposed: kept axes first
+      Shape ps;
+      ps.ndim = st.map_shape.ndim;
+      for (int i = 0; i < ps.ndim; ++i) ps[i] = st.map_shape[g.order[static_cast<std::size_t>(i)]];
+      tmp = Array::empty(st.in, ps, c_.where);
+      const Shape pst = ArrayView::contiguous_strides(ps, st.in);
+      out = tmp.view();
+      out.shape = st.map_shape;
+      for (int i = 0; i < ps.ndim; ++i) out.strides[g.order[static_cast<std::size_t>(i)]] = pst[i];
+    }
+    // An input as it is, laid out for the kernels by a copy kernel.
+    if (m.kind == Expr::Name && m.sym == Sym::Input && !p_.inputs[static_cast<std::size_t>(m.slot)].weak) {
+      const ArrayView& v = c_.inputs[static_cast<std::size_t>(m.slot)];
+      if (v.dtype == st.in && v.device == c_.where && v.shape == st.map_shape) {
+        copy_on_device(out, v, c_.stream);
+        return out;
+      }
+    }
+    const GpuProgram& gp = derived(list_key("map", {k}, st.locals, st.reads), k, true);
+    Call d(gp);
+    bind(d);
+    d.outputs[0] = out;
+    d.given[0] = true;
+    d.shape = &st.map_shape;
+    run_call_(d, {});
+    return out;
+  }
+
+  // Step k with its map computed inside the reduction kernel, reading the
+  // inputs once (`sum(x*y)`): when the map reads only arrays of its own
+  // shape, laid out contiguously on the device. Whether it ran.
+  bool reduce_fused(const plan::ReduceStep& st, const Geometry& g, int o, ArrayView& out) {
+    const Expr& m = *st.map;
+    if (!g.order.empty() || !st.locals.empty() || !st.reads.empty() || m.kind == Expr::Name) return false;
+    FusedMap f = fused_map(p_, m, st.in);
+    if (f.expr.empty() || f.inputs.empty() || f.inputs.size() > 8) return false;
+    std::vector<ReduceInput> ins;
+    CUdeviceptr ptrs[8] = {};
+    for (int k : f.inputs) {
+      const ArrayView& v = c_.inputs[static_cast<std::size_t>(k)];
+      if (v.device != c_.where || v.shape != st.map_shape || !contiguous(v)) return false;
+      ptrs[ins.size()] = reinterpret_cast<CUdeviceptr>(v.data);
+      ins.push_back({"v_" + p_.inputs[static_cast<std::size_t>(k)].name, v.dtype});
+    }
+    out = result_array(st, o);
+    kernels().launch(c_.where.id, kernel_spec(st, std::move(ins), std::move(f.expr), std::move(f.helpers)), g.shape,
+                     ptrs, reinterpret_cast<CUdeviceptr>(out.data), workspace(c_.where.id, c_.stream), c_.stream);
+    return true;
+  }
+
+  // Step k into its result (output `o` when it is one, see direct_outputs).
+  ArrayView reduce(int k, int o) {
+    const plan::ReduceStep& st = plan_.reductions[static_cast<std::size_t>(k)];
+    const Geometry g = geometry(st);
+    ArrayView out;
+    if (on_kernels(st) && reduce_fused(st, g, o, out)) return out;
+    Array tmp;
+    const ArrayView map = map_of(k, g, tmp);
+    if (!on_kernels(st)) {
+      // Reduced on the host by the CPU evaluator's loops: the same results and errors.
+      synchronize(c_.where.id, c_.stream);
+      const Array host = Array::copy_of(map, Device::cpu());
+      const HostArray r = reduce_host(host.view(), st);
+      out = result_array(st, o);
+      copy_into(out, r.view());
+      return out;
+    }
+    out = result_array(st, o);
+    const CUdeviceptr in = reinterpret_cast<CUdeviceptr>(map.data);
+    kernels().launch(c_.where.id, kernel_spec(st, {{"x", st.in}}, "", ""), g.shape, &in,
+                     reinterpret_cast<CUdeviceptr>(out.data), workspace(c_.where.id, c_.stream), c_.stream);
+    // The temporary goes when the kernel is done with it: freed now, it could
+    // be handed out again (and written) while the kernel still reads it.
+    if (tmp.view().data) owned_.push_back(std::move(tmp));
+    return out;
+  }
+
+  // Elementwise step g into the caller's outputs.
+  void elementwise(int g) {
+    const plan::ElementwiseStep& es = plan_.elementwise[static_cast<std::size_t>(g)];
+    const GpuProgram& gp = derived(list_key("elementwise", es.stmts, es.outputs, es.reads), g, false);
+    Call d(gp);
+    bind(d);
+    for (std::size_t j = 0; j < es.outputs.size(); ++j) {
+      const auto o = static_cast<std::size_t>(es.outputs[j]);
+      d.outputs[j] = c_.outputs[o];
+      d.given[j] = c_.given[o];
+    }
+    const Shape shape = output_shape(es.shape, c_.shape);
+    d.shape = &shape;
+    CallHooks h;
+    h.wait = hooks_.wait;
+    std::vector<Array> part = run_call_(d, h);
+    for (std::size_t j = 0; j < part.size(); ++j)
+      if (!d.given[j] && gp.program().outputs[j].input < 0)
+        made_[static_cast<std::size_t>(es.outputs[j])] = std::move(part[j]);
+  }
+
+  // Where each input of derived program `d` comes from (plan::Derived::inputs):
+  // the program's input of that name, or `_r<j>`, step j's result.
+  std::vector<int> sources(const Program& d) const {
+    std::vector<int> v;
+    for (const Param& q : d.inputs) {
+      int k = -1;
+      for (std::size_t i = 0; i < p_.inputs.size() && k < 0; ++i)
+        if (p_.inputs[i].name == q.name) k = static_cast<int>(i);
+      if (k < 0 && q.name.rfind("_r", 0) == 0) k = -1 - std::stoi(q.name.substr(2));
+      if (k < 0 && q.name.rfind("_r", 0) != 0)
+        fail(ErrorCode::Internal, "reduce_call: derived input '{}' is neither an input nor a result", q.name);
+      v.push_back(k);
+    }
+    return v;
+  }
+
+  Call& c_;
+  const Program& p_;
+  const CallHooks& hooks_;
+  RunCall run_call_;
+  plan::ReducePlan plan_;
+  std::vector<ArrayView> results_;  // per step, its result on the device
+  std::vector<Array> owned_;        // results that are no output, temporaries
+  std::vector<Array> made_;         // per Program::outputs, those the call allocated
+};
+
+}  // namespace
+
+std::vector<Array> run_reductions_on_gpu(Call& c, const CallHooks& hooks, CallStats& st, RunCall run_call) {
+  const auto t0 = std::chrono::steady_clock::now();
+  GpuReductions r(c, hooks, run_call);
+  std::vector<Array> made = r.run();
+  st.launch.n = r.elements();
+  st.launch.layout = r.passes();
+  if (hooks.wait || hooks.stats || hooks.launched) {
+    synchronize(c.where.id, c.stream);
+    st.run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  if (hooks.launched) {  // the outputs it made, as the elementwise launch's
+    for (std::size_t o = 0; o < made.size(); ++o)
+      if (made[o].view().data) c.outputs[o] = made[o].view();
+    hooks.launched(c.inputs.data(), c.outputs.data());
+  }
+  return made;
+}
+
+}  // namespace cujit
