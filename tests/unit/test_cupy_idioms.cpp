@@ -108,3 +108,18 @@ TEST_CASE("an output read as CuPy's are (y += a) gets the two ways to update in 
   CHECK(error_of([] { evaluate("out += 1", {{"x", 1.0}}); }, ErrorCode::Program) ==
         "error: 'out' is read before it is assigned\n  out += 1\n  ^~~\nhint: assign it with '=' before using '+='");
 }
+
+TEST_CASE("raw parameters must be C-contiguous on host arrays too (docs/language.md's one statement)",
+          "[api][elementwise]") {
+  std::vector<double> x = {1, 2, 3}, buf = {10, 0, 20, 0, 30, 0};
+  ArrayView every_other = ArrayView::host(buf.data(), {3});
+  every_other.strides = Shape{16};
+  const std::string want = "raw parameter 'r' must be C-contiguous; pass a contiguous copy";
+  ElementwiseKernel k("T x, raw T r", "T y", "y = x + r[i]", "raw_strided");
+  CHECK(error_of([&] { k(ArrayView::host(x.data(), {3}), every_other); }, ErrorCode::Usage) == want);
+  CHECK(error_of([&] { evaluate("y = x + r[i]", {{"x", ArrayView::host(x.data(), {3})}, {"r", every_other}}); },
+                 ErrorCode::Usage) == want);
+  // The contiguous copy the message asks for works.
+  std::vector<double> copy = {10, 20, 30};
+  CHECK(k(ArrayView::host(x.data(), {3}), ArrayView::host(copy.data(), {3}))[0].as<double>()[2] == 33.0);
+}
