@@ -14,7 +14,8 @@
 //    bound by the inputs, else by the given output array, else the output
 //    takes the dtype the program gives it.
 //  - `raw` parameters are indexed in the operation (`x[j]`, flat C order,
-//    `size(x)` elements) and take no part in broadcasting.
+//    `size(x)` elements), must be C-contiguous arrays (a Usage error
+//    otherwise) and take no part in broadcasting.
 // Arguments (cujit::Arg): arrays (ArrayView, Array) in the memory of one CUDA
 // device, or all in host memory, or scalars. A call with no device array
 // runs on the CPU evaluator (the reference the GPU kernels are tested

@@ -184,7 +184,8 @@ class Checker {
     if (s.compound) {
       if (it == vars_.end() && !updated)
         error(s.target_span, "'" + t + "' is read before it is assigned",
-              "assign it with '=' before using '" + std::string(op_text(*s.compound)) + "='");
+              kernel_output(t) ? output_read_hint(t)
+                               : "assign it with '=' before using '" + std::string(op_text(*s.compound)) + "='");
       auto lhs = std::make_unique<Expr>();
       lhs->kind = Expr::Name;
       lhs->name = t;
@@ -358,7 +359,8 @@ class Checker {
     }
     if (n[0] == '_') error(e.span, "names starting with '_' are reserved");
     if (stmt_targets_later(n))
-      error(e.span, "'" + n + "' is read before it is assigned", "assign '" + n + "' in an earlier statement");
+      error(e.span, "'" + n + "' is read before it is assigned",
+            kernel_output(n) ? output_read_hint(n) : "assign '" + n + "' in an earlier statement");
     check_ambiguous(n, e.span);
     if (dtype_from_name(n)) error(e.span, "'" + n + "' is a type, not a value", "cast with " + n + "(...)");
     if (find_builtin(n)) error(e.span, "'" + n + "' is a function, not a value", "call it: " + n + "(...)");
@@ -373,6 +375,21 @@ class Checker {
     for (auto c : kConstants) cands.push_back(c);
     std::string best = closest_name(n, cands.data(), cands.size());
     error(e.span, "unknown name '" + n + "'", best.empty() ? "" : "did you mean '" + best + "'?");
+  }
+
+  // An ElementwiseKernel's out_param. CuPy's outputs start with the given
+  // array's values (`'T a', 'T y', 'y += a'`); cujit's are written only, so
+  // the hint names the two ways to update an array in place.
+  bool kernel_output(const std::string& n) const {
+    if (mode_ != Outputs::Exact) return false;
+    for (const OutputDecl& d : decl_)
+      if (d.name == n) return true;
+    return false;
+  }
+  static std::string output_read_hint(const std::string& n) {
+    return "'" + n + "' is an output, and outputs are written, not read (CuPy's start with the given array's values): "
+           "to update an array in place, declare '" + n + "' in in_params and assign it in the operation, or read "
+           "it as an input of another name and pass the same array as that input and as '" + n + "'";
   }
 
   bool stmt_targets_later(const std::string& n) {

@@ -1,6 +1,7 @@
 // CuPy's ElementwiseKernel idioms the language carries (issue 22), on host
 // arrays (the CPU evaluator): placeholder-typed locals, size= only where every
-// array is raw, i and n refused as parameter names at construction.
+// array is raw, i and n refused as parameter names at construction, and an
+// output read as CuPy's are (`y += a`) explained.
 #include <string>
 #include <vector>
 
@@ -77,4 +78,48 @@ TEST_CASE("inputs the program does not read still broadcast (docs/runtime.md)", 
   CHECK(error_of([&] { evaluate("out = x * 2", {{"x", av}, {"y", bv}}); }, ErrorCode::Data) == want);
   ElementwiseKernel k("T x, T y", "T z", "z = x * 2", "unused_y");
   CHECK(error_of([&] { k(av, bv); }, ErrorCode::Data) == want);
+}
+
+TEST_CASE("an output read as CuPy's are (y += a) gets the two ways to update in place", "[api][elementwise]") {
+  const std::string hint =
+      "hint: 'v' is an output, and outputs are written, not read (CuPy's start with the given array's values): to "
+      "update an array in place, declare 'v' in in_params and assign it in the operation, or read it as an input of "
+      "another name and pass the same array as that input and as 'v'";
+  std::vector<double> x = {1, 2}, v = {0, 1}, a = {2, 2};
+  const ArrayView xv = ArrayView::host(x.data(), {2}), vv = ArrayView::host(v.data(), {2}),
+                  av = ArrayView::host(a.data(), {2});
+  // With a placeholder the operation is checked at the first call (the types bound), else at construction.
+  ElementwiseKernel cupy("T a, T dt", "T x, T v", "v += dt * a; x += dt * v", "k");
+  CHECK(error_of([&] { cupy(av, 0.5, xv, vv); }, ErrorCode::Program) ==
+        "error: 'v' is read before it is assigned\n  v += dt * a; x += dt * v\n  ^\n" + hint);
+  CHECK(error_of([] { ElementwiseKernel("float64 a", "float64 v", "v = v + a", "k"); }, ErrorCode::Program) ==
+        "error: 'v' is read before it is assigned\n  v = v + a\n      ^\n" + hint);
+  CHECK(v == std::vector<double>{0, 1});
+  // Both ways the hint names check, and update the arrays given.
+  ElementwiseKernel inout("T x, T v, T a, T dt", "", "v += dt * a; x += dt * v", "inout");
+  inout(xv, vv, av, 0.5);
+  CHECK(v == std::vector<double>{1, 2});
+  CHECK(x == std::vector<double>{1.5, 3});
+  ElementwiseKernel given("T x0, T v0, T a, T dt", "T x, T v", "v = v0 + dt * a; x = x0 + dt * v", "given");
+  given(xv, vv, av, 0.5, xv, vv);
+  CHECK(v == std::vector<double>{2, 3});
+  CHECK(x == std::vector<double>{2.5, 4.5});
+  // Outside a kernel (evaluate, jitrun) the hint is the usual one.
+  CHECK(error_of([] { evaluate("out += 1", {{"x", 1.0}}); }, ErrorCode::Program) ==
+        "error: 'out' is read before it is assigned\n  out += 1\n  ^~~\nhint: assign it with '=' before using '+='");
+}
+
+TEST_CASE("raw parameters must be C-contiguous on host arrays too (docs/language.md's one statement)",
+          "[api][elementwise]") {
+  std::vector<double> x = {1, 2, 3}, buf = {10, 0, 20, 0, 30, 0};
+  ArrayView every_other = ArrayView::host(buf.data(), {3});
+  every_other.strides = Shape{16};
+  const std::string want = "raw parameter 'r' must be C-contiguous; pass a contiguous copy";
+  ElementwiseKernel k("T x, raw T r", "T y", "y = x + r[i]", "raw_strided");
+  CHECK(error_of([&] { k(ArrayView::host(x.data(), {3}), every_other); }, ErrorCode::Usage) == want);
+  CHECK(error_of([&] { evaluate("y = x + r[i]", {{"x", ArrayView::host(x.data(), {3})}, {"r", every_other}}); },
+                 ErrorCode::Usage) == want);
+  // The contiguous copy the message asks for works.
+  std::vector<double> copy = {10, 20, 30};
+  CHECK(k(ArrayView::host(x.data(), {3}), ArrayView::host(copy.data(), {3}))[0].as<double>()[2] == 33.0);
 }
