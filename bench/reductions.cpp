@@ -9,14 +9,24 @@
 // bench/reductions_cub.cu does). Prints `ID MEDIAN_MS PLAN`: the median of 25
 // calls after a warm-up (which compiles), each between two events after a
 // ~100 us spin kernel, so that the events time the kernel alone.
+//
+// CUJIT_BENCH_PATH=call times the same cases as programs through the call
+// path a user's call takes (api/call -> api/reduce_call: the plan, fusion,
+// the kernels), outputs given: `s = sum(x, axis=1)` over x of shape
+// (OUTER, LEN, INNER), `s = sum(x*y, axis=1)`, max, argmax, and the row
+// normalisation `z = (x - mean(x, axis=1, keepdims=true)) / std(...)`.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "api/call.hpp"
+#include "api/programs.hpp"
 #include "gpu/compile.hpp"
 #include "core/driver.hpp"
 #include "gpu/reduce_launch.hpp"
@@ -83,9 +93,48 @@ ReduceSpec spec_of(const std::string& op, DType t) {
   return s;
 }
 
+// The case as a program of the language, run through the call path.
+struct ProgramCase {
+  std::shared_ptr<const GpuProgram> program;
+  Shape in_shape, out_shape;
+  DType out = DType::Float32;
+};
+ProgramCase program_of(const std::string& op, DType t, const ReduceShape& sh) {
+  ProgramCase c;
+  std::string text;
+  if (op == "norm") {
+    text = "z = (x - mean(x, axis=1, keepdims=true)) / std(x, axis=1, keepdims=true)";
+    c.in_shape = Shape{sh.outer, sh.len};
+    c.out_shape = c.in_shape;
+  } else {
+    text = "s = " + (op == "dot" ? std::string("sum(x*y") : op + "(x") + ", axis=1)";
+    c.in_shape = Shape{sh.outer, sh.len, sh.inner};
+    c.out_shape = Shape{sh.outer, sh.inner};
+  }
+  ProgramRequest req;
+  req.source = text;
+  req.params.push_back(Param{"x", t, false, false});
+  if (op == "dot") req.params.push_back(Param{"y", t, false, false});
+  c.program = checked_program(req);
+  c.out = c.program->program().outputs[0].dtype;
+  return c;
+}
+
+void run_program(const ProgramCase& pc, DType t, const CUdeviceptr* ptrs, CUdeviceptr out) {
+  Call c(*pc.program);
+  c.where = Device::cuda(0);
+  for (std::size_t k = 0; k < pc.program->program().inputs.size(); ++k)
+    c.inputs[k] = ArrayView::cuda(reinterpret_cast<void*>(ptrs[k]), t, pc.in_shape, 0);
+  c.outputs[0] = ArrayView::cuda(reinterpret_cast<void*>(out), pc.out, pc.out_shape, 0);
+  c.given[0] = true;
+  run_call(c);
+}
+
 }  // namespace
 
 int main() {
+  const char* path = std::getenv("CUJIT_BENCH_PATH");
+  const bool call_path = path && std::string(path) == "call";
   ReduceKernels kernels;
   ReduceWorkspace ws(0);
   DeviceBuffer in, out;
@@ -115,7 +164,11 @@ int main() {
     CUdeviceptr ptrs[2] = {in.ptr(), in.ptr() + n * dtype_size(t)};
     double ms = 0;
     std::string plan;
-    if (op == "norm") {
+    if (call_path) {
+      const ProgramCase pc = program_of(op, t, sh);
+      ms = timed([&] { run_program(pc, t, ptrs, out.ptr()); });
+      plan = "call";
+    } else if (op == "norm") {
       RowNormSpec rn;
       rn.inputs = {{"x", t}};
       rn.value = t;

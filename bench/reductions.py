@@ -7,7 +7,9 @@ Cases (issue 20, "Speed"):
   - float32 sums of (2^k, 2^(26-k)) over axis -1 and axis 0, k = 0, 2, ..., 26,
     and of (4, 2^k, 2^(24-k)) over the middle axis;
   - the row normalisation (x - mean) / std over axis 1 of (65536, 4096) float32.
-Systems: cujit (bench_reductions, the C++ launcher), the ceilings and CUB
+Systems: cujit (bench_reductions, the C++ launcher), "cujit call" (the same
+cases as programs through the call path a user's call takes:
+CUJIT_BENCH_PATH=call), the ceilings and CUB
 (reductions_cub.cu, compiled here with nvcc: a tuned read-only stream for
 whole reductions, a read+write stream otherwise), PyTorch eager,
 torch.compile, CuPy with CUB and without (routine and reduction
@@ -87,8 +89,9 @@ def cases():
     return out
 
 
-def run_lines(cmd, lines):
-    p = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True)
+def run_lines(cmd, lines, env=None):
+    p = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True,
+                       env=dict(os.environ, **(env or {})))
     if p.returncode != 0:
         print(p.stdout[-3000:], p.stderr[-3000:], file=sys.stderr)
     res = {}
@@ -227,7 +230,7 @@ def peers(c):
     return res
 
 
-SYSTEMS = ["cujit", "cub", "torch", "torch.compile", "cupy+cub", "cupy", "ReductionKernel"]
+SYSTEMS = ["cujit", "cujit call", "cub", "torch", "torch.compile", "cupy+cub", "cupy", "ReductionKernel"]
 
 
 def gbs(b, ms):
@@ -245,13 +248,16 @@ def main():
     cj_lines, cub_lines = native_lines(cs)
     cj = run_lines([BIN], cj_lines)
     print(f"cujit: {len(cj)} cases, {time.time() - t0:.0f} s", file=sys.stderr)
+    # The same cases as programs through the call path a user's call takes.
+    cjc = run_lines([BIN], cj_lines, {"CUJIT_BENCH_PATH": "call"})
+    print(f"cujit call path: {len(cjc)} cases, {time.time() - t0:.0f} s", file=sys.stderr)
     nat = run_lines([build_cub()], cub_lines)
     print(f"ceilings and CUB: {time.time() - t0:.0f} s", file=sys.stderr)
     if os.environ.get("RED_NCU") == "1":
         profile(cs, cj, nat)
     rows = []
     for k, c in enumerate(cs):
-        r = {"cujit": cj.get(c.id, (None, ""))[0]}
+        r = {"cujit": cj.get(c.id, (None, ""))[0], "cujit call": cjc.get(c.id, (None, ""))[0]}
         plan = cj.get(c.id, (None, ""))[1]
         if f"cub:{c.id}" in nat:
             r["cub"] = nat[f"cub:{c.id}"][0]
@@ -259,7 +265,7 @@ def main():
         r.update(peers(c))
         rows.append((c, r, ceil, plan))
         b = c.bytes()
-        best = max([(gbs(b, v), n) for n, v in r.items() if n != "cujit" and v] or [(float("nan"), "")])
+        best = max([(gbs(b, v), n) for n, v in r.items() if not n.startswith("cujit") and v] or [(float("nan"), "")])
         print(f"{c.id}: cujit {gbs(b, r['cujit']):.0f} GB/s ({(r['cujit'] or 0) * 1e3:.1f} us), ceiling "
               f"{gbs(b, ceil):.0f}, best peer {best[1]} {best[0]:.0f} [{time.time() - t0:.0f} s]", file=sys.stderr)
         if k % 10 == 9:
@@ -296,16 +302,18 @@ def write(rows, plot=True):
          "Ceiling: a tuned read-only stream (whole reductions) or read+write stream (axis reductions, "
          "normalisation) of the same bytes, in the same run.", "",
          "## Summary", "",
-         "| case | shape | cujit µs | cujit GB/s | ceiling GB/s | cujit / ceiling | best peer | peer GB/s | cujit / best peer | plan |",
-         "|---|---|---|---|---|---|---|---|---|---|"]
+         "| case | shape | cujit µs | cujit GB/s | ceiling GB/s | cujit / ceiling | best peer | peer GB/s | cujit / best peer | plan | call path µs | call path / ceiling | call path / best peer |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for c, r, ceil, plan in rows:
         b = c.bytes()
-        peer = [(gbs(b, v), k) for k, v in r.items() if k != "cujit" and v]
+        peer = [(gbs(b, v), k) for k, v in r.items() if not k.startswith("cujit") and v]
         best = max(peer) if peer else (float("nan"), "")
         g = gbs(b, r.get("cujit"))
+        gcall = gbs(b, r.get("cujit call"))
         gc = gbs(b, ceil)
         L.append(f"| {c.title} | {'x'.join(map(str, c.shape))} | {fmt((r.get('cujit') or float('nan')) * 1e3, 1)} | "
-                 f"{fmt(g)} | {fmt(gc)} | {fmt(g / gc, 2)} | {best[1]} | {fmt(best[0])} | {fmt(g / best[0], 2)} | {plan} |")
+                 f"{fmt(g)} | {fmt(gc)} | {fmt(g / gc, 2)} | {best[1]} | {fmt(best[0])} | {fmt(g / best[0], 2)} | {plan} | "
+                 f"{fmt((r.get('cujit call') or float('nan')) * 1e3, 1)} | {fmt(gcall / gc, 2)} | {fmt(gcall / best[0], 2)} |")
     L += ["", "## Every system (GB/s)", "", "| case | shape | " + " | ".join(SYSTEMS) + " | ceiling |",
           "|---|---|" + "---|" * (len(SYSTEMS) + 1)]
     for c, r, ceil, plan in rows:

@@ -22,6 +22,10 @@ namespace cujit {
 
 namespace {
 
+// normalize_rows keeps a row of up to this many float32 elements on chip
+// (8 logical vectors of 16 bytes per thread, 256 threads).
+constexpr std::int64_t kMaxRowLength = 8 * 256 * 4;
+
 ReduceKernels& kernels() {
   static ReduceKernels k;
   return k;
@@ -141,6 +145,7 @@ class GpuReductions {
 
   std::vector<Array> run() {
     made_.resize(p_.outputs.size());
+    if (normalize_rows()) return std::move(made_);
     const std::vector<int> direct = direct_outputs();
     for (std::size_t k = 0; k < plan_.reductions.size(); ++k) results_.push_back(reduce(static_cast<int>(k), direct[k]));
     for (std::size_t g = 0; g < plan_.elementwise.size(); ++g)
@@ -161,6 +166,7 @@ class GpuReductions {
     return n;
   }
   std::string passes() const {
+    if (one_pass_) return "rows normalised in one pass";
     return std::to_string(plan_.reductions.size()) + " reduction + " + std::to_string(plan_.elementwise.size()) +
            " elementwise passes";
   }
@@ -195,6 +201,72 @@ class GpuReductions {
       if (v.dtype == st.out && es.shape == st.out_shape) d[static_cast<std::size_t>(j)] = es.outputs[0];
     }
     return d;
+  }
+
+  // Whether the program is a row normalisation, `(x - mean(x, axis=-1,
+  // keepdims=true)) / std(x, axis=-1, keepdims=true)` and its kin: means,
+  // variances and deviations of one contiguous float32/float64 input over
+  // its last axis, kept, read by one elementwise statement of the input's
+  // shape, with rows that fit on chip. Then it runs as one pass, each row
+  // read once and held in registers (ReduceKernels::normalize_rows). Mean
+  // and deviation come from the exact two-pass formula on those registers.
+  bool normalize_rows() {
+    if (plan_.elementwise.size() != 1 || plan_.reductions.empty() || c_.shape) return false;
+    const plan::ElementwiseStep& es = plan_.elementwise[0];
+    if (es.stmts.size() != 1 || es.outputs.size() != 1) return false;
+    const auto o = static_cast<std::size_t>(es.outputs[0]);
+    const Var& y = p_.outputs[o];
+    int slot = -1;
+    double ddof = -1;
+    for (const plan::ReduceStep& st : plan_.reductions) {
+      const Expr& m = *st.map;
+      const bool spread = st.what == Reduce::Var || st.what == Reduce::Std;
+      if ((st.what != Reduce::Mean && !spread) || st.nan_ignoring || !st.keepdims || !st.reads.empty()) return false;
+      if (m.kind != Expr::Name || m.sym != Sym::Input || (slot >= 0 && m.slot != slot)) return false;
+      if (st.in != st.acc || st.out != st.in || (st.in != DType::Float32 && st.in != DType::Float64)) return false;
+      if (st.axes.size() != 1 || st.axes[0] != st.map_shape.ndim - 1) return false;
+      if (spread && ddof >= 0 && st.ddof != ddof) return false;
+      if (spread) ddof = st.ddof;
+      slot = m.slot;
+    }
+    ddof = std::max(ddof, 0.0);
+    const ArrayView& x = c_.inputs[static_cast<std::size_t>(slot)];
+    if (y.input >= 0 || p_.inputs[static_cast<std::size_t>(slot)].weak || x.device != c_.where || !contiguous(x) ||
+        x.shape != es.shape || x.shape.ndim < 1 || ddof != std::floor(ddof))
+      return false;
+    const std::int64_t len = x.shape[x.shape.ndim - 1], rows = len ? x.size() / len : 0;
+    if (rows == 0 || len <= ddof || len > kMaxRowLength * 4 / static_cast<std::int64_t>(dtype_size(x.dtype))) return false;
+    if (c_.given[o] && (c_.outputs[o].device != c_.where || c_.outputs[o].dtype != y.dtype ||
+                        c_.outputs[o].shape != es.shape || !contiguous(c_.outputs[o])))
+      return false;
+    const GpuProgram& gp = derived(list_key("elementwise", es.stmts, es.outputs, es.reads), 0, false);
+    const Program& d = gp.program();
+    FusedMap f = fused_map(d, *d.ast.stmts[0].expr, y.dtype);
+    if (f.expr.empty()) return false;
+    // The epilogue over the kernel's x, mean, var, std, as the derived
+    // statement reads them: the input, and each step's result.
+    std::string epi = "[&] {\n";
+    for (int k : f.inputs) {
+      const Param& q = d.inputs[static_cast<std::size_t>(k)];
+      const int from = sources(d)[static_cast<std::size_t>(k)];
+      const Reduce what = from < 0 ? plan_.reductions[static_cast<std::size_t>(-1 - from)].what : Reduce::None;
+      const char* v = from == slot ? "x" : what == Reduce::Mean ? "mean" : what == Reduce::Var ? "var" : what == Reduce::Std ? "std" : nullptr;
+      if (!v) return false;
+      epi += "    const cj_val v_" + q.name + " = " + v + ";\n";
+    }
+    epi += "    return " + f.expr + ";\n  }()";
+    RowNormSpec spec;
+    spec.inputs = {{"x", x.dtype}};
+    spec.value = x.dtype;
+    spec.out = y.dtype;
+    spec.epilogue = std::move(epi);
+    spec.helpers = std::move(f.helpers);
+    spec.ddof = static_cast<int>(ddof);
+    ArrayView out = c_.given[o] ? c_.outputs[o] : (made_[o] = Array::empty(y.dtype, es.shape, c_.where)).view();
+    const CUdeviceptr in = reinterpret_cast<CUdeviceptr>(x.data);
+    kernels().normalize_rows(c_.where.id, spec, rows, len, &in, reinterpret_cast<CUdeviceptr>(out.data), c_.stream);
+    one_pass_ = true;
+    return true;
   }
 
   // Where step k's result goes: output `o` (given, or made here), or a new
@@ -355,6 +427,7 @@ class GpuReductions {
   const CallHooks& hooks_;
   RunCall run_call_;
   plan::ReducePlan plan_;
+  bool one_pass_ = false;
   std::vector<ArrayView> results_;  // per step, its result on the device
   std::vector<Array> owned_;        // results that are no output, temporaries
   std::vector<Array> made_;         // per Program::outputs, those the call allocated

@@ -358,7 +358,7 @@ std::string ReduceKernels::source(const RowNormSpec& spec, int vec, int items, b
   f += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n    if (cj_j + cj_e < cj_len) cj_out[cj_k + cj_e] = cj_w.v[cj_e];\n}}\n", vec);
   std::map<std::string, std::string> vars;
   vars["HEADER"] = header("row normalisation: " + epi, fmt::format("rownorm t{} v{} items{}", kThreads, vec, items));
-  vars["HELPERS"] = helpers();
+  vars["HELPERS"] = helpers() + (spec.helpers.empty() ? "" : "\n" + spec.helpers);
   vars["FUNCTIONS"] = f;
   vars["THREADS"] = std::to_string(kThreads);
   vars["VEC"] = std::to_string(vec);
@@ -451,9 +451,10 @@ void ReduceKernels::normalize_rows(int device, const RowNormSpec& spec, long lon
   bool vector_loads = len % vec == 0 && aligned16(out) && dtype_size(spec.out) * static_cast<std::size_t>(vec) <= 16;
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) vector_loads = vector_loads && aligned16(inputs[i]);
   ScopedContext ctx(device);
-  const std::string what = fmt::format("rownorm {} map={} value={} out={} epilogue={} ddof={} items={} {}", inputs_key(spec.inputs),
-                                       spec.map, dtype_name(spec.value), dtype_name(spec.out), spec.epilogue, spec.ddof,
-                                       pitems, vector_loads ? "vector" : "scalar");
+  const std::string what = fmt::format("rownorm {} map={} value={} out={} epilogue={} helpers={:x} ddof={} items={} {}",
+                                       inputs_key(spec.inputs), spec.map, dtype_name(spec.value), dtype_name(spec.out),
+                                       spec.epilogue, std::hash<std::string>{}(spec.helpers), spec.ddof, pitems,
+                                       vector_loads ? "vector" : "scalar");
   CUfunction f = function(device, what, "cj_reduce_rownorm", [&] { return source(spec, vec, pitems, vector_loads); });
   CUdeviceptr in[8] = {};
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) in[i] = inputs[i];

@@ -118,6 +118,7 @@ struct RowNormSpec {
   DType value = DType::Float32;
   DType out = DType::Float32;
   std::string epilogue;  // CUDA expression over x, mean, var, std; "(x - mean) / std"
+  std::string helpers;   // template text the epilogue calls (as ReduceSpec::helpers)
   int ddof = 0;
 };
 
