@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -231,20 +232,22 @@ TEST_CASE("fused reduction programs on the GPU match the CPU evaluator, into poi
     std::vector<Shape> outs;  // per output
     bool nans = false;
   };
-  const Shape m{300, 257}, cube{6, 50, 70};
+  // CUJIT_TEST_REDUCE_MAX set (compute-sanitizer runs): small shapes.
+  const bool small = std::getenv("CUJIT_TEST_REDUCE_MAX") != nullptr;
+  const Shape m = small ? Shape{30, 57} : Shape{300, 257}, cube = small ? Shape{6, 5, 7} : Shape{6, 50, 70};
   const std::vector<Prog> progs = {
       {"s = sum(x*y)", {m, m}, {Shape{}}},
       {"out = x / sum(x)", {m}, {m}},
       {"z = (x - mean(x, axis=1, keepdims=true)) / std(x, axis=1, keepdims=true)", {m}, {m}},
-      {"s = sum(x, axis=0)\nt = max(x*y, axis=-1)", {m, m}, {Shape{257}, Shape{300}}},
-      {"a = argmax(x, axis=0)\nb = argmin(x)", {m}, {Shape{257}, Shape{}}, true},
-      {"v = var(x, axis=1, ddof=1)\nw = std(x)", {m}, {Shape{300}, Shape{}}},
-      {"k = max(x, axis=(0, 2))\nq = sum(x*2, axis=(0, 2), keepdims=true)", {cube}, {Shape{50}, Shape{1, 50, 1}}},
+      {"s = sum(x, axis=0)\nt = max(x*y, axis=-1)", {m, m}, {Shape{m[1]}, Shape{m[0]}}},
+      {"a = argmax(x, axis=0)\nb = argmin(x)", {m}, {Shape{m[1]}, Shape{}}, true},
+      {"v = var(x, axis=1, ddof=1)\nw = std(x)", {m}, {Shape{m[0]}, Shape{}}},
+      {"k = max(x, axis=(0, 2))\nq = sum(x*2, axis=(0, 2), keepdims=true)", {cube}, {Shape{cube[1]}, Shape{1, cube[1], 1}}},
       {"c = sum(max(x, axis=1))", {m}, {Shape{}}},
-      {"ns = nansum(x, axis=1)\nf = nanmax(x, axis=0)", {m}, {Shape{300}, Shape{257}}, true},
-      {"t = any(x > 1.5, axis=-1)\nu = all(x > -1.9, axis=0)", {m}, {Shape{300}, Shape{257}}},
+      {"ns = nansum(x, axis=1)\nf = nanmax(x, axis=0)", {m}, {Shape{m[0]}, Shape{m[1]}}, true},
+      {"t = any(x > 1.5, axis=-1)\nu = all(x > -1.9, axis=0)", {m}, {Shape{m[0]}, Shape{m[1]}}},
       {"x -= mean(x, axis=0)", {m}, {m}},
-      {"p = prod(1 + x*0.001, axis=1)\nr = mean(x*y, axis=(1, 2))", {cube, cube}, {Shape{6, 70}, Shape{6}}},
+      {"p = prod(1 + x*0.001, axis=1)\nr = mean(x*y, axis=(1, 2))", {cube, cube}, {Shape{cube[0], cube[2]}, Shape{cube[0]}}},
   };
   for (DType t : {DType::Float32, DType::Float64})
     for (const Prog& pg : progs) {
