@@ -245,16 +245,16 @@ class GpuReductions {
     if (f.expr.empty()) return false;
     // The epilogue over the kernel's x, mean, var, std, as the derived
     // statement reads them: the input, and each step's result.
-    std::string epi = "[&] {\n";
+    std::string epi = "[&] { ";
     for (int k : f.inputs) {
       const Param& q = d.inputs[static_cast<std::size_t>(k)];
       const int from = sources(d)[static_cast<std::size_t>(k)];
       const Reduce what = from < 0 ? plan_.reductions[static_cast<std::size_t>(-1 - from)].what : Reduce::None;
       const char* v = from == slot ? "x" : what == Reduce::Mean ? "mean" : what == Reduce::Var ? "var" : what == Reduce::Std ? "std" : nullptr;
       if (!v) return false;
-      epi += "    const cj_val v_" + q.name + " = " + v + ";\n";
+      epi += "const cj_val v_" + q.name + " = " + v + "; ";
     }
-    epi += "    return " + f.expr + ";\n  }()";
+    epi += "return " + f.expr + "; }()";  // one line: the kernel's header comment quotes it
     RowNormSpec spec;
     spec.inputs = {{"x", x.dtype}};
     spec.value = x.dtype;
