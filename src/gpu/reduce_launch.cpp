@@ -283,9 +283,22 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
   return p;
 }
 
+ReduceWorkspace::~ReduceWorkspace() {
+  if (!partials_.size() && !counters_.size()) return;
+  try {
+    synchronize_context(device_);
+  } catch (...) {  // a lost context: the memory is the driver's to free
+  }
+}
+
 void ReduceWorkspace::reserve(std::size_t partial_bytes, std::size_t counters) {
-  if (partial_bytes > partials_.size()) partials_ = DeviceBuffer(device_, std::max<std::size_t>(partial_bytes, 4096));
   const std::size_t cbytes = counters * sizeof(unsigned);
+  const bool grows = partial_bytes > partials_.size() || cbytes > counters_.size();
+  // The old buffers go back to the pool in the legacy stream's order, which a
+  // non-blocking stream's queued reduction is not part of: wait for the
+  // device first, as cuMemFree did. Growing is rare (the sizes only rise).
+  if (grows && (partials_.size() || counters_.size())) synchronize_context(device_);
+  if (partial_bytes > partials_.size()) partials_ = DeviceBuffer(device_, std::max<std::size_t>(partial_bytes, 4096));
   if (cbytes > counters_.size()) {
     counters_ = DeviceBuffer(device_, std::max<std::size_t>(cbytes, 4096));
     counters_.fill_bytes(0);

@@ -93,6 +93,10 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape);
 class ReduceWorkspace {
  public:
   explicit ReduceWorkspace(int device) : device_(device) {}
+  // Waits for the device before its buffers go back to the pool (see reserve).
+  ~ReduceWorkspace();
+  ReduceWorkspace(const ReduceWorkspace&) = delete;
+  ReduceWorkspace& operator=(const ReduceWorkspace&) = delete;
   int device() const { return device_; }
   // Grows the buffers to hold `partial_bytes` and `counters` (synchronously,
   // counters zeroed).
