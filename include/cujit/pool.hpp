@@ -34,8 +34,8 @@ CUJIT_API PoolStats pool_stats(int device = 0);
 
 // Returns the pools' unused memory to the driver, keeping at most
 // `keep_bytes` reserved per device, for other allocators in the process
-// (cudaMalloc, another library's pool). Waits for each device's work first,
-// so that frees still queued count as unused.
+// (cudaMalloc, another library's pool). Waits for each device's legacy
+// default stream first, where every free is queued, so that they count.
 CUJIT_API void trim_pool(std::uint64_t keep_bytes = 0);
 
 // Sets every pool's release threshold, now and for pools made later; the

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -71,6 +72,15 @@ std::string library_path(void* lib, const char* soname) {
   return soname;
 }
 
+// The version to ask cuGetProcAddress for `name` at: CUDA_VERSION, except for
+// entry points whose newest ABI is not the one <cuda.h> declares under the
+// plain name. CUDA 13's driver answers "cuCtxSynchronize" at 13000 with
+// cuCtxSynchronize_v2(CUcontext), while the header's cuCtxSynchronize takes
+// no argument; called without one, it fails with CONTEXT_IS_DESTROYED.
+int abi_version(const char* name) {
+  return std::strcmp(name, "cuCtxSynchronize") == 0 ? 12000 : CUDA_VERSION;
+}
+
 void resolve(void* lib, const char* soname, DriverApi& api) {
   auto v2 = reinterpret_cast<GetProcAddressV2>(dlsym(lib, "cuGetProcAddress_v2"));
   auto v1 = reinterpret_cast<GetProcAddressV1>(dlsym(lib, "cuGetProcAddress"));
@@ -96,8 +106,9 @@ void resolve(void* lib, const char* soname, DriverApi& api) {
   auto get = [&](const char* name) -> void* {
     void* p = nullptr;
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
-    CUresult r = v2 ? v2(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status)
-                    : v1(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM);
+    const int at = abi_version(name);
+    CUresult r = v2 ? v2(name, &p, at, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status)
+                    : v1(name, &p, at, CU_GET_PROC_ADDRESS_LEGACY_STREAM);
     if (r != CUDA_SUCCESS || status != CU_GET_PROC_ADDRESS_SUCCESS || !p) {
       missing += missing.empty() ? "" : ", ";
       missing += name;

@@ -135,10 +135,10 @@ CUdeviceptr alloc_direct(int device, std::size_t bytes) {
 }
 
 // The device is full: the pool's unused memory (and what frees still queued
-// hold, once the device is waited for) goes back to the driver, and the
-// allocation is tried once more.
+// hold, once the legacy stream is waited for) goes back to the driver, and
+// the allocation is tried once more.
 CUresult trim_and_retry(DevicePool& p, CUdeviceptr& ptr, std::size_t bytes) {
-  cu_check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+  CU_CALL(cuStreamSynchronize, nullptr);  // every free is queued there (pool.hpp)
   CU_CALL(cuMemPoolTrimTo, p.pool.load(), 0);
   p.oom_trims.fetch_add(1, std::memory_order_relaxed);
   return driver().cuMemAllocFromPoolAsync(&ptr, bytes, p.pool.load(), nullptr);
@@ -342,7 +342,7 @@ void trim_pool(std::uint64_t keep_bytes) {
   for (int d = 0; v && d < static_cast<int>(v->size()); ++d) {
     DevicePool* p = existing(d);
     if (!p) continue;
-    synchronize_context(d);  // queued frees finish: their memory becomes unused
+    synchronize(d, nullptr);  // queued frees finish (all are on the legacy stream): their memory becomes unused
     ScopedContext ctx(d);
     CU_CALL(cuMemPoolTrimTo, p->pool.load(), static_cast<std::size_t>(keep_bytes));
   }
