@@ -3,7 +3,9 @@
 // stream-ordered memory pool of its GPU (cuMemAllocFromPoolAsync), as CuPy's
 // pool and PyTorch's caching allocator serve their users: freed memory stays
 // reserved for the next allocation rather than going back to the driver, so a
-// loop that makes new arrays costs no driver allocation after its first turn.
+// loop that makes new arrays costs no driver call after its first turn (freed
+// blocks are kept by size, up to the release threshold, for the next
+// allocation of that size).
 // CUJIT_POOL=0 allocates directly (cuMemAlloc/cuMemFree) instead.
 // docs/runtime.md, "The memory pool", has the rules (release threshold,
 // trimming, out of memory, which stream a free is ordered on).

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,15 @@ struct DevicePool {
   std::once_flag once;
   std::atomic<CUmemoryPool> pool{nullptr};  // null: the device allocates directly (read by stats unlocked)
   std::atomic<std::uint64_t> oom_trims{0};
+  // Freed blocks kept by size for the next allocation of that size, so that
+  // a loop allocating the same arrays makes no driver call: the pair
+  // cuMemAllocFromPoolAsync + cuMemFreeAsync costs about 2 us a call on an
+  // H100 (bench/results/pool_h100.md), as much as the launch itself. A block
+  // is put here only after its free's waits are queued on the legacy stream,
+  // so it is in that stream's order exactly as a pool free's memory is.
+  std::mutex cache_mu;
+  std::unordered_map<std::size_t, std::vector<CUdeviceptr>> cache;
+  std::atomic<std::size_t> cached_bytes{0};  // written under cache_mu
 };
 
 // The environment, read once. CUJIT_POOL follows CUJIT_CACHE's words; a value
@@ -116,12 +126,54 @@ std::uint64_t attribute(CUmemoryPool pool, CUmemPool_attribute a) {
   return v;
 }
 
+// The bytes of live arrays: the pool's used bytes less the cached blocks
+// (which the driver counts as used). Read apart, so never below zero.
+std::uint64_t live_bytes(DevicePool& p) {
+  const std::uint64_t used = attribute(p.pool.load(), CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
+  const std::uint64_t cached = p.cached_bytes.load();
+  return used > cached ? used - cached : 0;
+}
+
 // ", F bytes free of T" after an out-of-memory error, where the driver can say.
 std::string memory_note(CUresult r) {
   if (r != CUDA_ERROR_OUT_OF_MEMORY) return "";
   std::size_t free_b = 0, total_b = 0;
   if (driver().cuMemGetInfo(&free_b, &total_b) != CUDA_SUCCESS) return "";
   return fmt::format(" ({} bytes free of {})", free_b, total_b);
+}
+
+// A freed block into the cache, while the cache stays within the release
+// threshold (what the driver's pool would keep at a synchronization anyway):
+// false when it must go back to the pool instead.
+bool cache_put(DevicePool& p, CUdeviceptr ptr, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(p.cache_mu);
+  const std::size_t held = p.cached_bytes.load(std::memory_order_relaxed);
+  const std::uint64_t limit = config().threshold.load(std::memory_order_relaxed);
+  if (bytes > limit || held > limit - bytes) return false;
+  p.cache[bytes].push_back(ptr);
+  p.cached_bytes.store(held + bytes, std::memory_order_relaxed);
+  return true;
+}
+
+// A cached block of exactly `bytes`, or 0.
+CUdeviceptr cache_take(DevicePool& p, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(p.cache_mu);
+  auto it = p.cache.find(bytes);
+  if (it == p.cache.end() || it->second.empty()) return 0;
+  const CUdeviceptr ptr = it->second.back();
+  it->second.pop_back();
+  p.cached_bytes.store(p.cached_bytes.load(std::memory_order_relaxed) - bytes, std::memory_order_relaxed);
+  return ptr;
+}
+
+// Every cached block back to the pool (on the legacy stream; the device's
+// context current), before a trim can return their memory.
+void cache_flush(DevicePool& p) {
+  std::lock_guard<std::mutex> lock(p.cache_mu);
+  for (auto& [bytes, blocks] : p.cache)
+    for (CUdeviceptr ptr : blocks) CU_CALL(cuMemFreeAsync, ptr, nullptr);
+  p.cache.clear();
+  p.cached_bytes.store(0, std::memory_order_relaxed);
 }
 
 CUdeviceptr alloc_direct(int device, std::size_t bytes) {
@@ -138,6 +190,7 @@ CUdeviceptr alloc_direct(int device, std::size_t bytes) {
 // hold, once the legacy stream is waited for) goes back to the driver, and
 // the allocation is tried once more.
 CUresult trim_and_retry(DevicePool& p, CUdeviceptr& ptr, std::size_t bytes) {
+  cache_flush(p);
   CU_CALL(cuStreamSynchronize, nullptr);  // every free is queued there (pool.hpp)
   CU_CALL(cuMemPoolTrimTo, p.pool.load(), 0);
   p.oom_trims.fetch_add(1, std::memory_order_relaxed);
@@ -145,6 +198,7 @@ CUresult trim_and_retry(DevicePool& p, CUdeviceptr& ptr, std::size_t bytes) {
 }
 
 CUdeviceptr alloc_pooled(int device, DevicePool& p, std::size_t bytes) {
+  if (CUdeviceptr cached = cache_take(p, bytes)) return cached;
   CUdeviceptr ptr = 0;
   CUmemoryPool pool = p.pool.load(std::memory_order_relaxed);
   CUresult r = driver().cuMemAllocFromPoolAsync(&ptr, bytes, pool, nullptr);
@@ -156,7 +210,7 @@ CUdeviceptr alloc_pooled(int device, DevicePool& p, std::size_t bytes) {
          "which holds {} bytes, {} of them in arrays still alive, after trimming it and trying again{}. Free arrays "
          "that are no longer needed, or use smaller ones",
          device, cu_error_text(r), bytes, attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT),
-         attribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), memory_note(r));
+         live_bytes(p), memory_note(r));
   if (r != CUDA_SUCCESS)
     fail(ErrorCode::Device, "cuMemAllocFromPoolAsync failed: {} allocating {} bytes on device {}", cu_error_text(r),
          bytes, device);
@@ -258,7 +312,8 @@ void DeviceBuffer::release() noexcept {
         driver().cuMemFree(ptr_);
       } else {
         if (fence_) fence_->order_free();
-        driver().cuMemFreeAsync(ptr_, nullptr);  // the legacy stream: see pool.hpp
+        DevicePool* p = existing(device_);
+        if (!p || !cache_put(*p, ptr_, size_)) driver().cuMemFreeAsync(ptr_, nullptr);  // the legacy stream: pool.hpp
       }
     } catch (...) {
     }
@@ -330,7 +385,7 @@ PoolStats pool_stats(int device) {
   if (!p) return s;
   s.active = true;
   s.reserved_bytes = attribute(p->pool.load(), CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT);
-  s.used_bytes = attribute(p->pool.load(), CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
+  s.used_bytes = live_bytes(*p);
   s.reserved_high_bytes = attribute(p->pool.load(), CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH);
   s.used_high_bytes = attribute(p->pool.load(), CU_MEMPOOL_ATTR_USED_MEM_HIGH);
   s.oom_trims = p->oom_trims.load(std::memory_order_relaxed);
@@ -342,8 +397,9 @@ void trim_pool(std::uint64_t keep_bytes) {
   for (int d = 0; v && d < static_cast<int>(v->size()); ++d) {
     DevicePool* p = existing(d);
     if (!p) continue;
-    synchronize(d, nullptr);  // queued frees finish (all are on the legacy stream): their memory becomes unused
     ScopedContext ctx(d);
+    cache_flush(*p);
+    synchronize(d, nullptr);  // queued frees finish (all are on the legacy stream): their memory becomes unused
     CU_CALL(cuMemPoolTrimTo, p->pool.load(), static_cast<std::size_t>(keep_bytes));
   }
 }
@@ -352,7 +408,11 @@ void set_pool_release_threshold(std::uint64_t bytes) {
   config().threshold = bytes;
   auto* v = pools.load(std::memory_order_acquire);
   for (int d = 0; v && d < static_cast<int>(v->size()); ++d)
-    if (DevicePool* p = existing(d)) set_threshold(p->pool.load(), bytes);
+    if (DevicePool* p = existing(d)) {
+      ScopedContext ctx(d);
+      cache_flush(*p);  // it may hold more than the new threshold
+      set_threshold(p->pool.load(), bytes);
+    }
 }
 
 }  // namespace cujit

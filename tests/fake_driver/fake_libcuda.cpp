@@ -236,8 +236,10 @@ CUresult fake_cuMemPoolTrimTo(CUmemoryPool, size_t keep) {
   trim_locked(keep);
   return CUDA_SUCCESS;
 }
+std::atomic<int> pool_allocs{0};  // tests read it through cujit_fake_pool_allocs
 CUresult fake_cuMemAllocFromPoolAsync(CUdeviceptr* p, size_t bytes, CUmemoryPool, CUstream) {
   FAKE_LOST_CONTEXT_CHECK();
+  ++pool_allocs;
   std::lock_guard<std::mutex> lock(mem_mu);
   std::size_t size = bytes ? bytes : 1;
   auto kept = fake_pool.kept.lower_bound(size);
@@ -426,5 +428,7 @@ CUresult CUDAAPI cuDriverGetVersion(int* v) { return fake_cuDriverGetVersion(v);
 
 // For tests: events made and not destroyed (a StreamFence must not leak one).
 int cujit_fake_live_events() { return live_events.load(); }
+// For tests: cuMemAllocFromPoolAsync calls so far (cujit's cache of freed blocks spares them).
+int cujit_fake_pool_allocs() { return pool_allocs.load(); }
 
 }  // extern "C"

@@ -38,16 +38,20 @@ Array device_bytes(std::uint64_t bytes) {
   return Array::empty(DType::UInt8, {static_cast<std::int64_t>(bytes)}, Device::cuda(0));
 }
 
-// Events the stand-in driver made and has not destroyed.
-int live_events() {
+// A counter of the stand-in driver's (tests/fake_driver/fake_libcuda.cpp).
+int fake_count(const char* name) {
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   REQUIRE(lib);
-  auto fn = reinterpret_cast<int (*)()>(dlsym(lib, "cujit_fake_live_events"));
+  auto fn = reinterpret_cast<int (*)()>(dlsym(lib, name));
   REQUIRE(fn);
   const int n = fn();
   dlclose(lib);
   return n;
 }
+// Events the stand-in driver made and has not destroyed.
+int live_events() { return fake_count("cujit_fake_live_events"); }
+// Its cuMemAllocFromPoolAsync calls.
+int pool_allocs() { return fake_count("cujit_fake_pool_allocs"); }
 
 }  // namespace
 
@@ -95,7 +99,14 @@ TEST_CASE("stand-in driver: a release threshold gives back what is above it at a
   synchronize(0);
   CHECK(pool_stats(0).reserved_bytes <= kMiB);
   CHECK(pool_stats(0).release_threshold == kMiB);
+  // A threshold of 0 keeps no block cached either: each allocation asks the driver.
+  set_pool_release_threshold(0);
+  const int allocs = pool_allocs();
+  for (int k = 0; k < 3; ++k) device_bytes(kMiB);
+  CHECK(pool_allocs() == allocs + 3);
   set_pool_release_threshold(kAll);
+  for (int k = 0; k < 3; ++k) device_bytes(kMiB);
+  CHECK(pool_allocs() == allocs + 4);
   { Array a = device_bytes(kMiB), b = device_bytes(2 * kMiB); }
   trim_pool(2 * kMiB);  // keeps what it is told to
   CHECK(pool_stats(0).reserved_bytes == 2 * kMiB);
@@ -133,11 +144,14 @@ TEST_CASE("stand-in driver: calls that allocate their outputs leave the pool as 
   Array x = Array::copy_of(hx.view(), Device::cuda(0));
   ElementwiseKernel k("T x", "T y", "y = x * 2", "pool_probe");
   k(x);  // compiles; the output goes at once
-  const std::uint64_t base = pool_stats(0).used_bytes;
+  const PoolStats before = pool_stats(0);
+  const std::uint64_t base = before.used_bytes;
   const int events = live_events();
+  const int driver_allocs = pool_allocs();
   for (int i = 0; i < 100; ++i) CHECK(k(x)[0].nbytes() == 4096 * 4);
+  CHECK(pool_allocs() == driver_allocs);  // every output is the cached block of the one before
   CHECK(pool_stats(0).used_bytes == base);
-  CHECK(pool_stats(0).reserved_bytes <= base + 2 * 4096 * 4);  // the same block again and again
+  CHECK(pool_stats(0).reserved_bytes <= before.reserved_bytes + 4096 * 4);  // the same block again and again
 
   // On a stream of the caller's: each call orders its stream after the
   // allocations with one event, which the outputs' frees also wait for, and
