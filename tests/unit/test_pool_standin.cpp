@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "catch.hpp"
 #include "core/driver.hpp"
@@ -173,6 +175,24 @@ TEST_CASE("stand-in driver: calls that allocate their outputs leave the pool as 
   x = Array();
   trim_pool();
   CHECK(pool_stats(0).reserved_bytes == 0);
+}
+
+TEST_CASE("stand-in driver: threads allocating and freeing at once leave the pool as they found it", "[.][fake_pool]") {
+  REQUIRE(fake_mode() == "pool");
+  const PoolStats before = pool_stats(0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t] {
+      std::vector<Array> held;
+      for (int i = 0; i < 2000; ++i) {
+        held.push_back(device_bytes(static_cast<std::uint64_t>(4096 * (1 + (i + t) % 3))));
+        if (held.size() > 5) held.erase(held.begin());
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(pool_stats(0).used_bytes == before.used_bytes);
+  trim_pool();
+  CHECK(pool_stats(0).reserved_bytes == before.used_bytes);
 }
 
 TEST_CASE("stand-in driver: CUJIT_POOL=0 allocates with cuMemAlloc", "[.][fake_pool_off]") {
