@@ -20,3 +20,11 @@ set_tests_properties(fault_standin PROPERTIES TIMEOUT 120
   ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake_driver;CUJIT_FAKE_CUDA=fault;CUJIT_CACHE=0")
 set_tests_properties(launch_oom_standin PROPERTIES TIMEOUT 120
   ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake_driver;CUJIT_FAKE_CUDA=launch-oom;CUJIT_CACHE=0")
+# The memory pool on a stand-in device with memory pools (tests/unit/test_pool_standin.cpp),
+# and the same device with the pool turned off.
+add_test(NAME pool_standin COMMAND cujit_tests "[fake_pool]")
+add_test(NAME pool_off_standin COMMAND cujit_tests "[fake_pool_off]")
+set_tests_properties(pool_standin PROPERTIES TIMEOUT 120
+  ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake_driver;CUJIT_FAKE_CUDA=pool;CUJIT_CACHE=0")
+set_tests_properties(pool_off_standin PROPERTIES TIMEOUT 120
+  ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake_driver;CUJIT_FAKE_CUDA=pool;CUJIT_POOL=0;CUJIT_CACHE=0")

@@ -37,6 +37,8 @@ inline std::string help_footer() {
          "  CUJIT_NUM_THREADS=N         threads of the CPU evaluator (default: one per core)\n"
          "  CUJIT_CPU_MATH=libm         CPU math from the C library, not SLEEF's vector functions (default: auto)\n"
          "  CUJIT_RECORD=FILE           append every kernel compiled to this manifest (jitcache precompile FILE)\n"
+         "  CUJIT_POOL=0                allocate device arrays directly, not from cujit's stream-ordered pool\n"
+         "  CUJIT_POOL_RELEASE=BYTES    memory the pool keeps when idle (K/M/G suffixes, max; default: all until trimmed)\n"
          "  CUDA_HOME, CUDA_PATH        CUDA toolkit root (headers for NVRTC)\n"
          "  CUDA_VISIBLE_DEVICES        the GPUs CUDA shows\n"
          "  NO_COLOR                    no colours in diagnostics (they are coloured only on a terminal)";

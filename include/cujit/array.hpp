@@ -134,7 +134,8 @@ class CUJIT_API HostArray {
 class CUJIT_API Array {
  public:
   Array() = default;
-  // Uninitialized memory; device memory comes from cuMemAlloc.
+  // Uninitialized memory. Device memory comes from cujit's memory pool
+  // (cujit/pool.hpp) and is ready for work on any stream.
   static Array empty(DType dtype, const Shape& shape, Device device = {});
   // A C-contiguous copy of `src` (any strides, any device) on `device`.
   static Array copy_of(const ArrayView& src, Device device);
@@ -161,6 +162,7 @@ class CUJIT_API Array {
   void copy_from(const ArrayView& src);
 
  private:
+  friend struct ArrayInternals;  // cujit's own constructors (src/core/array.hpp)
   std::shared_ptr<void> owner_;
   ArrayView view_;
 };

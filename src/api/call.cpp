@@ -8,6 +8,7 @@
 #include "core/array.hpp"
 #include "core/driver.hpp"
 #include "core/fail.hpp"
+#include "core/pool.hpp"
 #include "cpu/eval.hpp"
 #include "plan/shapes.hpp"
 
@@ -75,8 +76,20 @@ std::vector<Array> run_on_cpu(Call& c, const Shape* shape, const CallHooks& hook
   return made;
 }
 
+// The pool's ordering with a call's own stream (src/core/pool.hpp), made
+// when a call on a stream other than the legacy one first allocates.
+struct CallFence {
+  const Call& c;
+  std::shared_ptr<StreamFence> fence;
+  const std::shared_ptr<StreamFence>& get() {
+    if (!fence && c.stream && pool_in_use(c.where.id)) fence = std::make_shared<StreamFence>(c.where.id, c.stream);
+    return fence;
+  }
+  Array empty(DType dtype, const Shape& shape) { return ArrayInternals::device(dtype, shape, c.where.id, get()); }
+};
+
 std::vector<Array> run_on_gpu(Call& c, const Shape& shape, bool staged, bool wait, bool allocates, const CallHooks& hooks,
-                              CallStats& st) {
+                              CallStats& st, CallFence& fence) {
   const Program& p = c.program.program();
   std::vector<Array> made;  // nothing on the heap for a call whose outputs are all given
   if (allocates) made.resize(p.outputs.size());
@@ -88,15 +101,17 @@ std::vector<Array> run_on_gpu(Call& c, const Shape& shape, bool staged, bool wai
     } else if (v.input >= 0) {
       // A program that can fail at run time leaves the arrays it updates as
       // they were: their results go to new arrays, copied in after success.
-      staging.push_back(Array::empty(v.dtype, shape, c.where));
+      staging.push_back(fence.empty(v.dtype, shape));
       c.outputs[o] = staging.back().view();
     } else if (!c.given[o]) {
-      made[o] = Array::empty(v.dtype, shape, c.where);
+      made[o] = fence.empty(v.dtype, shape);
       c.outputs[o] = made[o].view();
     }
   }
+  if (fence.fence) fence.fence->after_allocations();
   auto t0 = Clock::now();
   c.program.launch(c.where.id, c.inputs.data(), c.outputs.data(), c.stream, hooks.stats ? &st.launch : nullptr);
+  if (fence.fence) fence.fence->record_use();
   if (wait || hooks.stats || hooks.launched || staged) {
     synchronize(c.where.id, c.stream);
     st.run_ms = ms_since(t0);
@@ -145,6 +160,7 @@ std::vector<Array> run_call(Call& c, const CallHooks& hooks) {
   // Operands where the call runs: arrays elsewhere are copied there (scalars
   // pass by value), and an input updated in place gets its copy's result back.
   std::vector<Array> copies;
+  CallFence fence{c, nullptr};
   std::vector<std::pair<ArrayView, std::size_t>> back;  // (the caller's array, input k)
   auto t0 = Clock::now();
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
@@ -155,7 +171,12 @@ std::vector<Array> run_call(Call& c, const CallHooks& hooks) {
     for (const Var& o : p.outputs) inout = inout || o.input == static_cast<int>(k);
     if (on_gpu && q.raw && is_host_scalar(v)) fail(ErrorCode::Usage, "raw parameter '{}' needs an array, not a scalar", q.name);
     if (v.device == c.where || (on_gpu && is_host_scalar(v) && !inout) || !c.move_inputs) continue;
-    copies.push_back(Array::copy_of(v, c.where));
+    if (on_gpu) {
+      copies.push_back(fence.empty(v.dtype, v.shape));
+      copies.back().copy_from(v);
+    } else {
+      copies.push_back(Array::copy_of(v, c.where));
+    }
     if (inout) back.emplace_back(v, k);
     v = copies.back().view();
   }
@@ -164,7 +185,8 @@ std::vector<Array> run_call(Call& c, const CallHooks& hooks) {
   std::vector<Array> made =
       !on_gpu            ? run_on_cpu(c, p.has_reductions ? c.shape : &shape, hooks, st)
       : p.has_reductions ? run_reductions_on_gpu(c, hooks, st, &run_call)
-                         : run_on_gpu(c, shape, any_inout && p.can_fail, hooks.wait || !back.empty(), allocates, hooks, st);
+                         : run_on_gpu(c, shape, any_inout && p.can_fail, hooks.wait || !back.empty(), allocates, hooks,
+                                      st, fence);
   if (!back.empty()) {
     auto t1 = Clock::now();
     for (const auto& [to, k] : back) copy_into(to, c.inputs[k]);

@@ -439,6 +439,9 @@ std::vector<Array> run_reductions_on_gpu(Call& c, const CallHooks& hooks, CallSt
   const auto t0 = std::chrono::steady_clock::now();
   GpuReductions r(c, hooks, run_call);
   std::vector<Array> made = r.run();
+  // The temporaries go back to the pool in the legacy stream's order, which a
+  // caller's own stream is not part of: its passes finish first.
+  if (c.stream) synchronize(c.where.id, c.stream);
   st.launch.n = r.elements();
   st.launch.layout = r.passes();
   if (hooks.wait || hooks.stats || hooks.launched) {

@@ -260,18 +260,35 @@ Array::Array(HostArray host) : owner_(host.owner()), view_(host.view()) {
   if (!owner_) owner_ = std::make_shared<char>(0);  // a default HostArray: keep the Array non-null
 }
 
+namespace {
+Array device_array(std::shared_ptr<DeviceBuffer> buf, DType dtype, const Shape& shape, Device device) {
+  Array a;
+  ArrayView v;
+  v.data = buf->data();
+  v.dtype = dtype;
+  v.shape = shape;
+  v.strides = ArrayView::contiguous_strides(shape, dtype);
+  v.device = device;
+  ArrayInternals::adopt(a, std::move(buf), v);
+  return a;
+}
+}  // namespace
+
+void ArrayInternals::adopt(Array& a, std::shared_ptr<void> owner, const ArrayView& view) {
+  a.owner_ = std::move(owner);
+  a.view_ = view;
+}
+
+Array ArrayInternals::device(DType dtype, const Shape& shape, int device, std::shared_ptr<StreamFence> fence) {
+  std::size_t bytes = checked_nbytes(shape, dtype);
+  auto buf = std::make_shared<DeviceBuffer>(device, bytes, std::move(fence));
+  return device_array(std::move(buf), dtype, shape, Device::cuda(device));
+}
+
 Array Array::empty(DType dtype, const Shape& shape, Device device) {
   std::size_t bytes = checked_nbytes(shape, dtype);
   if (device.kind == Device::CPU) return Array(HostArray(dtype, shape));
-  Array a;
-  auto buf = std::make_shared<DeviceBuffer>(device.id, bytes);
-  a.view_.data = buf->data();
-  a.owner_ = std::move(buf);
-  a.view_.dtype = dtype;
-  a.view_.shape = shape;
-  a.view_.strides = ArrayView::contiguous_strides(shape, dtype);
-  a.view_.device = device;
-  return a;
+  return device_array(std::make_shared<DeviceBuffer>(device.id, bytes), dtype, shape, device);
 }
 
 Array Array::copy_of(const ArrayView& src, Device device) {

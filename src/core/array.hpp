@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "cujit/array.hpp"
@@ -26,5 +27,16 @@ std::int64_t checked_size(const Shape& shape);
 // `dst` in device memory is updated through the host: the bytes it spans come
 // down, its elements are written there, and the span goes back up.
 void copy_into(const ArrayView& dst, const ArrayView& src);
+
+class StreamFence;
+struct ArrayInternals {
+  // A device array from the pool for a call: ready in the legacy default
+  // stream's order (fence null), or on the fence's stream once the fence's
+  // after_allocations() ran, its free ordered after the fence's record_use()
+  // (src/core/pool.hpp). Array::empty instead waits, where it must, so that
+  // its memory is ready on any stream at once.
+  static Array device(DType dtype, const Shape& shape, int device, std::shared_ptr<StreamFence> fence);
+  static void adopt(Array& a, std::shared_ptr<void> owner, const ArrayView& view);
+};
 
 }  // namespace cujit

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -71,6 +72,15 @@ std::string library_path(void* lib, const char* soname) {
   return soname;
 }
 
+// The version to ask cuGetProcAddress for `name` at: CUDA_VERSION, except for
+// entry points whose newest ABI is not the one <cuda.h> declares under the
+// plain name. CUDA 13's driver answers "cuCtxSynchronize" at 13000 with
+// cuCtxSynchronize_v2(CUcontext), while the header's cuCtxSynchronize takes
+// no argument; called without one, it fails with CONTEXT_IS_DESTROYED.
+int abi_version(const char* name) {
+  return std::strcmp(name, "cuCtxSynchronize") == 0 ? 12000 : CUDA_VERSION;
+}
+
 void resolve(void* lib, const char* soname, DriverApi& api) {
   auto v2 = reinterpret_cast<GetProcAddressV2>(dlsym(lib, "cuGetProcAddress_v2"));
   auto v1 = reinterpret_cast<GetProcAddressV1>(dlsym(lib, "cuGetProcAddress"));
@@ -96,8 +106,9 @@ void resolve(void* lib, const char* soname, DriverApi& api) {
   auto get = [&](const char* name) -> void* {
     void* p = nullptr;
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
-    CUresult r = v2 ? v2(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status)
-                    : v1(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM);
+    const int at = abi_version(name);
+    CUresult r = v2 ? v2(name, &p, at, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status)
+                    : v1(name, &p, at, CU_GET_PROC_ADDRESS_LEGACY_STREAM);
     if (r != CUDA_SUCCESS || status != CU_GET_PROC_ADDRESS_SUCCESS || !p) {
       missing += missing.empty() ? "" : ", ";
       missing += name;
@@ -482,74 +493,6 @@ std::size_t module_loads(int device) {
 
 // ---------------------------------------------------------------- memory
 
-namespace {
-// ", F bytes free of T" after an out-of-memory error, where the driver can say.
-std::string memory_note(CUresult r) {
-  if (r != CUDA_ERROR_OUT_OF_MEMORY) return "";
-  std::size_t free_b = 0, total_b = 0;
-  if (driver().cuMemGetInfo(&free_b, &total_b) != CUDA_SUCCESS) return "";
-  return fmt::format(" ({} bytes free of {})", free_b, total_b);
-}
-}  // namespace
-
-DeviceBuffer::DeviceBuffer(int device, std::size_t bytes) : device_(device), size_(bytes) {
-  ScopedContext ctx(device);  // also validates the ordinal for a 0-byte buffer
-  if (bytes == 0) return;
-  CUresult r = driver().cuMemAlloc(&ptr_, bytes);
-  if (context_lost_by(r)) fail(ErrorCode::Device, context_lost_message("cuMemAlloc", r));
-  if (r != CUDA_SUCCESS)
-    fail(ErrorCode::Device, "cuMemAlloc failed: {} allocating {} bytes on device {}{}",
-         cu_error_text(r), bytes, device, memory_note(r));
-}
-
-DeviceBuffer::~DeviceBuffer() { release(); }
-
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
-    : device_(o.device_), ptr_(std::exchange(o.ptr_, 0)), size_(std::exchange(o.size_, 0)) {}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
-  if (this != &o) {
-    release();
-    device_ = o.device_;
-    ptr_ = std::exchange(o.ptr_, 0);
-    size_ = std::exchange(o.size_, 0);
-  }
-  return *this;
-}
-
-void DeviceBuffer::release() noexcept {
-  if (!ptr_) return;
-  // May run from a static destructor after the driver shut down: then the
-  // memory is gone already and the error is ignored.
-  try {
-    ScopedContext ctx(device_);
-    api().cuMemFree(ptr_);
-  } catch (...) {
-  }
-  ptr_ = 0;
-  size_ = 0;
-}
-
-namespace {
-void check_size(const char* what, std::size_t bytes, std::size_t size) {
-  if (bytes > size)
-    fail(ErrorCode::Usage, "DeviceBuffer::{} of {} bytes overruns the {}-byte buffer", what,
-         bytes, size);
-}
-}  // namespace
-
-void DeviceBuffer::upload(const void* src, std::size_t bytes, CUstream stream) {
-  check_size("upload", bytes, size_);
-  memcpy_htod(device_, ptr_, src, bytes, stream);
-}
-void DeviceBuffer::download(void* dst, std::size_t bytes, CUstream stream) const {
-  check_size("download", bytes, size_);
-  memcpy_dtoh(device_, dst, ptr_, bytes, stream);
-}
-void DeviceBuffer::fill_bytes(unsigned char value, CUstream stream) {
-  memset_d8(device_, ptr_, value, size_, stream);
-}
-
 void memcpy_htod(int device, CUdeviceptr dst, const void* src, std::size_t bytes,
                  CUstream stream) {
   if (bytes == 0) return;
@@ -657,6 +600,11 @@ float Event::elapsed_ms_since(const Event& start) const {
 void synchronize(int device, CUstream stream) {
   ScopedContext ctx(device);
   CU_CALL(cuStreamSynchronize, stream);
+}
+
+void synchronize_context(int device) {
+  ScopedContext ctx(device);
+  cu_check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 namespace {

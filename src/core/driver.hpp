@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace cujit {
@@ -34,7 +35,9 @@ struct KernelImages;
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8)               \
   X(cuMemsetD8Async) X(cuStreamCreate) X(cuStreamSynchronize) X(cuStreamDestroy)             \
   X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)              \
-  X(cuEventDestroy) X(cuPointerGetAttribute) X(cuPointerGetAttributes)
+  X(cuEventDestroy) X(cuPointerGetAttribute) X(cuPointerGetAttributes) X(cuStreamWaitEvent)       \
+  X(cuStreamQuery) X(cuMemPoolCreate) X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute)      \
+  X(cuMemPoolTrimTo) X(cuMemAllocFromPoolAsync) X(cuMemFreeAsync)
 
 struct DriverApi {
 #define CUJIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
@@ -144,11 +147,22 @@ std::size_t module_loads(int device);
 
 // ---------------------------------------------------------------- memory
 
-// Device memory on one device (cuMemAlloc); move-only. Size 0 holds no memory.
+class StreamFence;  // src/core/pool.hpp
+
+// Device memory on one device; move-only. Size 0 holds no memory. It comes
+// from cujit's stream-ordered memory pool (src/core/pool.hpp), or from
+// cuMemAlloc with CUJIT_POOL=0. The members are defined in src/core/pool.cpp,
+// beside the pool.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
+  // Ready for work on any stream when it returns, as cuMemAlloc's memory is.
   DeviceBuffer(int device, std::size_t bytes);
+  // Ready in the legacy default stream's order (fence null), or for work on
+  // the fence's stream once StreamFence::after_allocations() has run; the
+  // free then waits for the point StreamFence::record_use() marks. A call's
+  // outputs are made this way: no wait for the host.
+  DeviceBuffer(int device, std::size_t bytes, std::shared_ptr<StreamFence> fence);
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& o) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
@@ -170,6 +184,8 @@ class DeviceBuffer {
   int device_ = 0;
   CUdeviceptr ptr_ = 0;
   std::size_t size_ = 0;
+  bool pooled_ = false;                // freed with cuMemFreeAsync, else cuMemFree
+  std::shared_ptr<StreamFence> fence_;  // what the free waits for, beyond the legacy stream
 };
 
 // Copies and fills on `device` (whose context they run in). With stream ==
@@ -229,6 +245,8 @@ class Event {
 
 // Waits for all work queued on `stream` (nullptr: the legacy default stream).
 void synchronize(int device, CUstream stream = nullptr);
+// Waits for all work on the device's primary context, every stream's.
+void synchronize_context(int device);
 
 // cuLaunchKernel of a 1-D grid in the device's primary context.
 void launch(int device, CUfunction f, unsigned grid, unsigned block, void** params,

@@ -292,11 +292,21 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
   return p;
 }
 
-void ReduceWorkspace::reserve(std::size_t partial_bytes, std::size_t counters, CUstream stream) {
+ReduceWorkspace::~ReduceWorkspace() {
+  if (!partials_.size() && !counters_.size()) return;
+  try {
+    synchronize_context(device_);
+  } catch (...) {  // a lost context: the memory is the driver's to free
+  }
+}
+
+void ReduceWorkspace::reserve(std::size_t partial_bytes, std::size_t counters) {
   const std::size_t cbytes = counters * sizeof(unsigned);
-  // Kernels queued earlier on the stream may still use the buffers replaced.
-  if ((partial_bytes > partials_.size() && partials_.size()) || (cbytes > counters_.size() && counters_.size()))
-    synchronize(device_, stream);
+  const bool grows = partial_bytes > partials_.size() || cbytes > counters_.size();
+  // The old buffers go back to the pool in the legacy stream's order, which a
+  // non-blocking stream's queued reduction is not part of: wait for the
+  // device first, as cuMemFree did. Growing is rare (the sizes only rise).
+  if (grows && (partials_.size() || counters_.size())) synchronize_context(device_);
   if (partial_bytes > partials_.size()) partials_ = DeviceBuffer(device_, std::max<std::size_t>(partial_bytes, 4096));
   if (cbytes > counters_.size()) {
     counters_ = DeviceBuffer(device_, std::max<std::size_t>(cbytes, 4096));
@@ -418,7 +428,7 @@ void ReduceKernels::launch(int device, const ReduceSpec& spec, const ReduceShape
   CUfunction f = function(device, what_key(spec, plan, vector_loads), name,
                           [&] { return source(spec, plan, vector_loads); });
   // The kernels' accumulator is at most 24 bytes (Welford of doubles).
-  ws.reserve(plan.partial_count * 24, plan.counters, stream);
+  ws.reserve(plan.partial_count * 24, plan.counters);
   CUdeviceptr in[8] = {};
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) in[i] = inputs[i];
   CUdeviceptr part = ws.partials(), cnt = ws.counters();

@@ -96,11 +96,14 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape);
 class ReduceWorkspace {
  public:
   explicit ReduceWorkspace(int device) : device_(device) {}
+  // Waits for the device before its buffers go back to the pool (see reserve).
+  ~ReduceWorkspace();
+  ReduceWorkspace(const ReduceWorkspace&) = delete;
+  ReduceWorkspace& operator=(const ReduceWorkspace&) = delete;
   int device() const { return device_; }
   // Grows the buffers to hold `partial_bytes` and `counters` (synchronously,
-  // counters zeroed), after the work queued on `stream`, the one the
-  // workspace serves, is done with the old ones.
-  void reserve(std::size_t partial_bytes, std::size_t counters, CUstream stream = nullptr);
+  // counters zeroed), after the device is done with the old ones.
+  void reserve(std::size_t partial_bytes, std::size_t counters);
   CUdeviceptr partials() const { return partials_.ptr(); }
   CUdeviceptr counters() const { return counters_.ptr(); }
 

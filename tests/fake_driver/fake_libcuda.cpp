@@ -15,12 +15,21 @@
 //                 out-of-bounds write, the launch returns success and every
 //                 later call CUDA_ERROR_ILLEGAL_ADDRESS (the context is lost)
 //   launch-oom    the same device, whose launches fail with CUDA_ERROR_OUT_OF_MEMORY
+//   pool          the same device with memory pools (cuMemPoolCreate and the
+//                 rest) and 1 GiB of memory that pools and cuMemAlloc share;
+//                 kernels do nothing and never fault. A pool keeps freed
+//                 blocks and reuses one at least as large as asked for, so a
+//                 larger request beside kept blocks runs out of memory until
+//                 they are trimmed (tests/unit/test_pool_standin.cpp)
 // Entry points cujit never reaches in these roles answer
 // CUDA_ERROR_NOT_SUPPORTED.
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <cstdlib>
 #include <cstring>
@@ -75,8 +84,12 @@ CUresult fake_cuGetErrorString(CUresult r, const char** s) {
 
 // The modes with a working device.
 bool works() {
-  static const bool w = mode() == "fault" || mode() == "launch-oom";
+  static const bool w = mode() == "fault" || mode() == "launch-oom" || mode() == "pool";
   return w;
+}
+bool pools() {
+  static const bool p = mode() == "pool";
+  return p;
 }
 int device_count() { return initialized && (mode() == "oom" || works()) ? 1 : 0; }
 // Set by a launch in "fault" mode: from then on every call fails, as in a lost context.
@@ -111,6 +124,7 @@ CUresult fake_cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = pools() ? 1 : 0; break;
     default: *v = 0; break;
   }
   return CUDA_SUCCESS;
@@ -137,21 +151,129 @@ CUresult fake_cuCtxSetCurrent(CUcontext c) {
   return CUDA_SUCCESS;
 }
 
+// Device memory in "pool" mode: 1 GiB that direct allocations and the one
+// pool share. Host memory stands in for it.
+constexpr std::size_t kCapacity = std::size_t{1} << 30;
+std::mutex mem_mu;
+std::size_t direct_bytes = 0;
+std::map<CUdeviceptr, std::size_t> direct_live;
+struct FakePool {
+  std::size_t reserved = 0, used = 0, reserved_high = 0, used_high = 0;
+  std::uint64_t threshold = 0;                  // the driver's default
+  std::map<CUdeviceptr, std::size_t> live;      // handed out: pointer -> block size
+  std::multimap<std::size_t, CUdeviceptr> kept;  // freed, kept for reuse: size -> pointer
+};
+FakePool fake_pool;
+int fake_pool_handle = 0;  // its address is the one pool
+
 CUresult fake_cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   if (!works()) return CUDA_ERROR_OUT_OF_MEMORY;
   FAKE_LOST_CONTEXT_CHECK();
+  std::lock_guard<std::mutex> lock(mem_mu);
+  if (pools() && direct_bytes + fake_pool.reserved + bytes > kCapacity) return CUDA_ERROR_OUT_OF_MEMORY;
   *p = reinterpret_cast<CUdeviceptr>(std::malloc(bytes ? bytes : 1));
-  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!*p) return CUDA_ERROR_OUT_OF_MEMORY;
+  direct_bytes += bytes;
+  direct_live[*p] = bytes;
+  return CUDA_SUCCESS;
 }
 CUresult fake_cuMemFree(CUdeviceptr p) {
-  if (works()) std::free(reinterpret_cast<void*>(p));
+  if (!works()) return CUDA_SUCCESS;
+  std::lock_guard<std::mutex> lock(mem_mu);
+  auto it = direct_live.find(p);
+  if (it == direct_live.end()) return CUDA_ERROR_INVALID_VALUE;  // not from cuMemAlloc: a pool block, say
+  direct_bytes -= it->second;
+  direct_live.erase(it);
+  std::free(reinterpret_cast<void*>(p));
   return CUDA_SUCCESS;
 }
 CUresult fake_cuMemGetInfo(size_t* free_bytes, size_t* total) {
   FAKE_LOST_CONTEXT_CHECK();
-  *free_bytes = works() ? std::size_t{3} << 28 : 0;
-  *total = std::size_t{1} << 30;
+  std::lock_guard<std::mutex> lock(mem_mu);
+  *free_bytes = pools() ? kCapacity - direct_bytes - fake_pool.reserved : works() ? std::size_t{3} << 28 : 0;
+  *total = kCapacity;
   return CUDA_SUCCESS;
+}
+
+// Kept blocks go back while the pool holds more than `keep` (mem_mu held).
+void trim_locked(std::size_t keep) {
+  while (fake_pool.reserved > keep && !fake_pool.kept.empty()) {
+    auto it = fake_pool.kept.begin();
+    fake_pool.reserved -= it->first;
+    std::free(reinterpret_cast<void*>(it->second));
+    fake_pool.kept.erase(it);
+  }
+}
+CUresult fake_cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
+  FAKE_LOST_CONTEXT_CHECK();
+  if (!pools() || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->location.id != 0)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  *pool = reinterpret_cast<CUmemoryPool>(&fake_pool_handle);
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute a, void* v) {
+  if (a != CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) return CUDA_ERROR_NOT_SUPPORTED;
+  std::lock_guard<std::mutex> lock(mem_mu);
+  fake_pool.threshold = *static_cast<cuuint64_t*>(v);
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuMemPoolGetAttribute(CUmemoryPool, CUmemPool_attribute a, void* v) {
+  FAKE_LOST_CONTEXT_CHECK();
+  std::lock_guard<std::mutex> lock(mem_mu);
+  auto* out = static_cast<cuuint64_t*>(v);
+  switch (a) {
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *out = fake_pool.threshold; return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *out = fake_pool.reserved; return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *out = fake_pool.used; return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *out = fake_pool.reserved_high; return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *out = fake_pool.used_high; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+CUresult fake_cuMemPoolTrimTo(CUmemoryPool, size_t keep) {
+  FAKE_LOST_CONTEXT_CHECK();
+  std::lock_guard<std::mutex> lock(mem_mu);
+  trim_locked(keep);
+  return CUDA_SUCCESS;
+}
+std::atomic<int> pool_allocs{0};  // tests read it through cujit_fake_pool_allocs
+CUresult fake_cuMemAllocFromPoolAsync(CUdeviceptr* p, size_t bytes, CUmemoryPool, CUstream) {
+  FAKE_LOST_CONTEXT_CHECK();
+  ++pool_allocs;
+  std::lock_guard<std::mutex> lock(mem_mu);
+  std::size_t size = bytes ? bytes : 1;
+  auto kept = fake_pool.kept.lower_bound(size);
+  if (kept != fake_pool.kept.end()) {
+    size = kept->first;
+    *p = kept->second;
+    fake_pool.kept.erase(kept);
+  } else {
+    if (direct_bytes + fake_pool.reserved + size > kCapacity) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = reinterpret_cast<CUdeviceptr>(std::malloc(size));
+    if (!*p) return CUDA_ERROR_OUT_OF_MEMORY;
+    fake_pool.reserved += size;
+    fake_pool.reserved_high = std::max(fake_pool.reserved_high, fake_pool.reserved);
+  }
+  fake_pool.live[*p] = size;
+  fake_pool.used += size;
+  fake_pool.used_high = std::max(fake_pool.used_high, fake_pool.used);
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuMemFreeAsync(CUdeviceptr p, CUstream) {
+  FAKE_LOST_CONTEXT_CHECK();
+  std::lock_guard<std::mutex> lock(mem_mu);
+  auto it = fake_pool.live.find(p);
+  if (it == fake_pool.live.end()) return CUDA_ERROR_INVALID_VALUE;
+  fake_pool.used -= it->second;
+  fake_pool.kept.emplace(it->second, p);
+  fake_pool.live.erase(it);
+  return CUDA_SUCCESS;
+}
+// As the driver does at a synchronization: unused memory above the release
+// threshold goes back.
+void release_to_threshold() {
+  std::lock_guard<std::mutex> lock(mem_mu);
+  trim_locked(static_cast<std::size_t>(std::min<std::uint64_t>(fake_pool.threshold, SIZE_MAX)));
 }
 int fake_module = 0;  // its address is the one module
 CUresult fake_cuModuleLoadData(CUmodule* m, const void*) {
@@ -194,6 +316,7 @@ CUresult fake_cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              CUstream, void**, void**) {
   FAKE_LOST_CONTEXT_CHECK();
   if (mode() == "launch-oom") return CUDA_ERROR_OUT_OF_MEMORY;
+  if (pools()) return CUDA_SUCCESS;
   faulted = true;  // the kernel's fault shows at the next call, as a real one's does
   return CUDA_SUCCESS;
 }
@@ -218,6 +341,32 @@ CUresult fake_cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
 CUresult fake_cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) { return fake_cuMemsetD8(d, v, n); }
 CUresult fake_cuStreamSynchronize(CUstream) {
   FAKE_LOST_CONTEXT_CHECK();
+  if (pools()) release_to_threshold();
+  return CUDA_SUCCESS;
+}
+// Work "runs" at once, so every stream is always idle and every event done.
+CUresult fake_cuStreamQuery(CUstream) {
+  FAKE_LOST_CONTEXT_CHECK();
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
+  FAKE_LOST_CONTEXT_CHECK();
+  return CUDA_SUCCESS;
+}
+std::atomic<int> live_events{0};  // tests read it through cujit_fake_live_events
+CUresult fake_cuEventCreate(CUevent* e, unsigned int) {
+  FAKE_LOST_CONTEXT_CHECK();
+  *e = reinterpret_cast<CUevent>(new int(0));
+  ++live_events;
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuEventRecord(CUevent, CUstream) {
+  FAKE_LOST_CONTEXT_CHECK();
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuEventDestroy(CUevent e) {
+  delete reinterpret_cast<int*>(e);
+  --live_events;
   return CUDA_SUCCESS;
 }
 CUresult fake_cuCtxSynchronize() { return fake_cuStreamSynchronize(nullptr); }
@@ -253,6 +402,9 @@ const Named kTable[] = {
     FAKE(cuMemcpyDtoH), FAKE(cuMemcpyDtoD), FAKE(cuMemcpyHtoDAsync), FAKE(cuMemcpyDtoHAsync),
     FAKE(cuMemcpyDtoDAsync), FAKE(cuMemsetD8), FAKE(cuMemsetD8Async), FAKE(cuStreamSynchronize),
     FAKE(cuCtxSynchronize), FAKE(cuStreamCreate), FAKE(cuStreamDestroy), FAKE(cuPointerGetAttributes),
+    FAKE(cuMemPoolCreate), FAKE(cuMemPoolSetAttribute), FAKE(cuMemPoolGetAttribute), FAKE(cuMemPoolTrimTo),
+    FAKE(cuMemAllocFromPoolAsync), FAKE(cuMemFreeAsync), FAKE(cuStreamQuery), FAKE(cuStreamWaitEvent),
+    FAKE(cuEventCreate), FAKE(cuEventRecord), FAKE(cuEventDestroy),
 };
 #undef FAKE
 
@@ -273,5 +425,10 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int, cuuint64_
 }
 
 CUresult CUDAAPI cuDriverGetVersion(int* v) { return fake_cuDriverGetVersion(v); }
+
+// For tests: events made and not destroyed (a StreamFence must not leak one).
+int cujit_fake_live_events() { return live_events.load(); }
+// For tests: cuMemAllocFromPoolAsync calls so far (cujit's cache of freed blocks spares them).
+int cujit_fake_pool_allocs() { return pool_allocs.load(); }
 
 }  // extern "C"

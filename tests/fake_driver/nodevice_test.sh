@@ -40,6 +40,12 @@ expect fault 4 "jitrun: a kernel faulted on the GPU: CUDA_ERROR_ILLEGAL_ADDRESS 
 expect fault 4 "restart the process to use the GPU again" -- --device 0 -i 'x=arange(4)' 'out = x*5'
 expect launch-oom 4 "cuLaunchKernel failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory) launching kernel '" \
   -- --device 0 -i 'x=arange(4)' 'out = x*5'
+# A device with memory pools: -v reports the pool after the run; CUJIT_POOL=0 turns it off;
+# a release threshold that is not a byte count is warned about and the run goes on.
+expect pool 0 "jitrun: memory pool on device 0: " -- -v --device 0 -i 'x=arange(4)' 'out = x*5'
+CUJIT_POOL=0 expect pool 0 "jitrun: memory pool off on device 0: direct allocations" -- -v --device 0 -i 'x=arange(4)' 'out = x*5'
+CUJIT_POOL_RELEASE=12x expect pool 0 "cujit: warning: ignoring CUJIT_POOL_RELEASE=12x (expected a number of bytes such as 1073741824 or 1G, or max)" \
+  -- --device 0 -i 'x=arange(4)' 'out = x*5'
 
 if [ "$fails" != 0 ]; then
   echo "$fails no-device check(s) failed"

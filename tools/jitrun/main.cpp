@@ -23,6 +23,7 @@
 #include "plan/reduce_plan.hpp"
 #include "cpu/vector_math.hpp"
 #include "cujit/error.hpp"
+#include "cujit/pool.hpp"
 #include "core/fail.hpp"
 #include "gpu/compile.hpp"
 #include "core/driver.hpp"
@@ -209,6 +210,19 @@ void print_cache_counters() {
                static_cast<unsigned long long>(c.memory_hits), static_cast<unsigned long long>(c.disk_hits),
                static_cast<unsigned long long>(c.compiles), static_cast<double>(c.compile_ns) / 1e6,
                static_cast<double>(c.disk_read_ns) / 1e6, static_cast<double>(c.disk_write_ns) / 1e6);
+}
+
+// The device's memory pool after the run (cujit/pool.hpp): what it holds, and
+// its peak, which is the run's device memory.
+void print_pool(int device) {
+  const PoolStats p = pool_stats(device);
+  if (!p.active) {
+    std::fprintf(stderr, "jitrun: memory pool off on device %d: direct allocations (CUJIT_POOL=0, or no pool support)\n", device);
+    return;
+  }
+  std::fprintf(stderr, "jitrun: memory pool on device %d: %llu bytes reserved, %llu in use; peak %llu reserved, %llu in use\n",
+               device, static_cast<unsigned long long>(p.reserved_bytes), static_cast<unsigned long long>(p.used_bytes),
+               static_cast<unsigned long long>(p.reserved_high_bytes), static_cast<unsigned long long>(p.used_high_bytes));
 }
 
 // --emit: the kernel a GPU run of these inputs would use, as source, PTX or
@@ -428,6 +442,7 @@ int run(const Options& args) {
                                                                                                    : "memory cache hit",
                  ls.load_ms, ls.launch_ms, st.run_ms, st.upload_ms, st.download_ms);
     print_cache_counters();
+    print_pool(device);
   }
 
   // With a .npy on standard output, the other outputs' summaries go to stderr.
