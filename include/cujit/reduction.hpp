@@ -44,6 +44,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -66,7 +67,10 @@ struct Axes {
 
 struct ReduceOptions {
   ReduceOptions() = default;
-  ReduceOptions(Axes axes, bool keep = false) : axis(std::move(axes)), keepdims(keep) {}  // NOLINT: {1}, {{0, 2}, true}
+  ReduceOptions(Axes axes) : axis(std::move(axes)) {}  // NOLINT: implicit, so that {1} and {{0, 2}} read as axes
+  // keepdims a bool exactly, so that ReduceOptions({0, 2}) is axes 0 and 2, never axis 0 with keepdims=2.
+  template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  ReduceOptions(Axes axes, B keep) : axis(std::move(axes)), keepdims(keep) {}
   Axes axis;
   bool keepdims = false;
   std::optional<StreamHandle> stream;  // overrides ReductionOptions::stream
