@@ -216,6 +216,12 @@ ReductionKernel::ReductionKernel(const std::string& in_params, const std::string
   m.op = reduction_of(name, reduce_expr);
   check_identity(name, m.op, identity);
   check_map(name, map_expr);
+  for (const std::string* e : {&map_expr, &post_map_expr})
+    if (e->find("_in_ind") != std::string::npos || e->find("_out_ind") != std::string::npos)
+      fail(ErrorCode::Usage,
+           "kernel '{}': CuPy's _in_ind and _out_ind are not part of cujit's language; for a mean, reduce with the "
+           "language's own (cujit::evaluate(\"y = mean(x, axis=1)\")), or divide by a count passed as an input",
+           name);
   auto params = ElementwiseAccess::parse_params(in_params, "in_params");
   const std::size_t nin = params.size();
   for (auto& p : ElementwiseAccess::parse_params(out_params, "out_params")) params.push_back(std::move(p));

@@ -245,6 +245,33 @@ TEST_CASE("ReductionKernel: given outputs are written in place; wrong shapes and
         "allocated), not 3");
 }
 
+TEST_CASE("ReductionKernel: scalars in map_expr, two outputs, the default post_map, bool sums", "[api][reduction_kernel]") {
+  auto x = random_values<double>(3 * 40, 11, -1, 1);
+  ArrayView xv = ArrayView::host(x.data(), {3, 40});
+  // A weak scalar takes the declared dtype; post_map writes two outputs of two dtypes.
+  ReductionKernel k("T x, float64 w", "T rms, float32 total", "x * x * w", "a + b", "rms = sqrt(a / 40); total = a",
+                    "0", "rms");
+  auto r = k.call({xv, 2.5}, {1});
+  REQUIRE(r.size() == 2);
+  CHECK(r["rms"].dtype() == DType::Float64);
+  CHECK(r["total"].dtype() == DType::Float32);
+  for (std::size_t row = 0; row < 3; ++row) {
+    double s = 0;
+    for (std::size_t c = 0; c < 40; ++c) s += x[row * 40 + c] * x[row * 40 + c] * 2.5;
+    CHECK(r["rms"].as<double>()[row] == Approx(std::sqrt(s / 40)).epsilon(1e-13));
+    CHECK(r["total"].as<float>()[row] == Approx(s).epsilon(1e-6));
+  }
+  // An empty post_map_expr assigns the one output: CuPy's `y = a`.
+  ReductionKernel plain("T x", "T y", "x", "a + b", "", "0", "plain");
+  CHECK(*plain(xv)[0].as<double>() == Approx(reduce_ref(x, {120}, {true}, 0, add)[0]).epsilon(1e-12));
+  // A sum in bool is a logical or (C++'s bool + bool converted back, as CuPy's).
+  std::vector<std::uint8_t> b = {0, 0, 1, 0, 0, 0};
+  ReductionKernel bsum("bool x", "bool y", "x", "a + b", "y = a", "0", "bsum");
+  auto rb = bsum.call({ArrayView::host(b.data(), DType::Bool, {2, 3})}, {1});
+  CHECK(rb[0].as<bool>()[0]);
+  CHECK_FALSE(rb[0].as<bool>()[1]);
+}
+
 TEST_CASE("ReductionKernel: errors name the parameter and what to write", "[api][reduction_kernel]") {
   // The rendered diagnostic of an unknown reduce_expr.
   auto SUPPORTED = [](const std::string& e) {
@@ -289,6 +316,9 @@ TEST_CASE("ReductionKernel: errors name the parameter and what to write", "[api]
         "error: expected an expression, found ',' (line 1)\n"
         "  float32 a = sum(x +, dtype=float32)\n"
         "                     ^");
+  CHECK(error_of(make("T x", "T y", "x", "a + b", "y = a / _in_ind.size()", "0"), ErrorCode::Usage) ==
+        "kernel 'k': CuPy's _in_ind and _out_ind are not part of cujit's language; for a mean, reduce with the "
+        "language's own (cujit::evaluate(\"y = mean(x, axis=1)\")), or divide by a count passed as an input");
   CHECK(error_of(make("T x", "", "x", "a + b", "y = a", "0"), ErrorCode::Usage) ==
         "kernel 'k': out_params declares no output; declare the reduced result, e.g. 'T y'");
 }
