@@ -181,8 +181,7 @@ struct ReductionKernel::Impl {
   }
 
   const ElementwiseKernel& kernel(DType rt, const ReduceOptions& r) const {
-    std::string key = axis_text(r.axis) + (r.axis.list && r.axis.list->empty() ? "()" : "") +
-                      (r.keepdims ? "|k|" : "||") + std::string(dtype_name(rt));
+    std::string key = axis_text(r.axis) + (r.keepdims ? "|k|" : "||") + std::string(dtype_name(rt));
     {
       std::shared_lock<std::shared_mutex> lock(mu);
       auto it = kernels.find(key);
@@ -252,8 +251,10 @@ ReductionKernel::ReductionKernel(const std::string& in_params, const std::string
                     "assign the out_params from the reduced value a, e.g. '" + params[nin].first + " = a'");
   }
   // The whole program over every axis, checked now where the types are known.
-  m.base = std::make_unique<ElementwiseKernel>(in_params, out_params,
-                                               m.program(m.fixed_type.value_or(DType::Float64), ReduceOptions{}), name,
+  // A placeholder reduce_type stands for any dtype while only the syntax is read (bool for `a | b`, which needs it).
+  const bool bitwise = m.op == Reducer::BitOr || m.op == Reducer::BitAnd;
+  const DType stand_in = m.fixed_type.value_or(bitwise ? DType::Bool : DType::Float64);
+  m.base = std::make_unique<ElementwiseKernel>(in_params, out_params, m.program(stand_in, ReduceOptions{}), name,
                                                m.options);
 }
 

@@ -187,6 +187,10 @@ TEST_CASE("ReductionKernel: any and all of bool rows; placeholders of float32, f
     CHECK(ra[0].as<bool>()[r] == any);
     CHECK(rl[0].as<bool>()[r] == all);
   }
+  // `a | b` with a placeholder reduce_type: bool at the call, so any.
+  ReductionKernel kor("T x", "T y", "x", "a | b", "y = a", "0", "kor");
+  auto ro = kor.call({xv}, {1});
+  for (std::size_t r = 0; r < rows; ++r) CHECK(ro[0].as<bool>()[r] == ra[0].as<bool>()[r]);
   // any of a comparison, as CuPy's `x > 0` map with `a || b`.
   ReductionKernel positive("T x", "bool y", "x > 0", "a || b", "y = a", "0", "positive", "bool");
   auto neg = random_values<double>(100, 7, -5, -1);
