@@ -10,6 +10,7 @@
 #include "core/driver.hpp"
 #include "cujit/reduction.hpp"
 #include "gpu_util.hpp"
+#include "unit/error_of.hpp"
 #include "unit/reference.hpp"
 
 using namespace cujit;
@@ -97,6 +98,15 @@ TEST_CASE("ReductionKernel on device arrays: the CPU evaluator's results, output
   for (const HostArray* x : {&m32, &m64})
     for (const ReduceOptions& r : {ReduceOptions(), ReduceOptions(0), ReduceOptions(1, true), ReduceOptions(-1)})
       check(l2norm, *x, r, 64);
+
+  // A given output of the wrong shape is refused before anything is written.
+  Array xd = Array::copy_of(m32.view(), Device::cuda(0));
+  Array bad = poisoned(DType::Float32, {5});
+  CHECK(test::error_of([&] { l2norm.call({xd, bad}, {0}); }, ErrorCode::Data) ==
+        "output 'y' has shape (5,), but the inputs broadcast to (1031,)");
+  Array bad_host = bad.to_host();
+  const auto* bytes = static_cast<const unsigned char*>(bad_host.data());
+  for (std::size_t k = 0; k < bad_host.nbytes(); ++k) REQUIRE(bytes[k] == 0xFF);
 
   ReductionKernel kmax("T x", "T y", "x", "max(a, b)", "y = a", "", "kmax");
   ReductionKernel kmin("T x", "T y", "-x", "minimum(b, a)", "y = -a", "", "kmin");

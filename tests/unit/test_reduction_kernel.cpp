@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catch.hpp"
@@ -239,6 +240,9 @@ TEST_CASE("ReductionKernel: given outputs are written in place; wrong shapes and
   std::vector<double> wrong_type(8);
   CHECK(error_of([&] { l2norm.call({xv, ArrayView::host(wrong_type.data(), {8})}, {0}); }, ErrorCode::Data) ==
         "kernel 'l2norm': 'y' is float64 but 'x' made T float32; arguments of one placeholder must agree");
+  ReductionKernel f32("float32 x", "float32 y", "x", "a + b", "y = a", "0", "f32");
+  CHECK(error_of([&] { f32.call({xv, ArrayView::host(wrong_type.data(), {8})}, {0}); }, ErrorCode::Data) ==
+        "output 'y' is float64, but the program makes it float32");
   CHECK(error_of([&] { l2norm.call({xv}, {2}); }, ErrorCode::Program) ==
         "error: axis 2 is out of bounds for array of dimension 2 (line 1)\n"
         "  float32 a = sum(x * x, dtype=float32, axis=2)\n"
@@ -274,6 +278,34 @@ TEST_CASE("ReductionKernel: scalars in map_expr, two outputs, the default post_m
   auto rb = bsum.call({ArrayView::host(b.data(), DType::Bool, {2, 3})}, {1});
   CHECK(rb[0].as<bool>()[0]);
   CHECK_FALSE(rb[0].as<bool>()[1]);
+}
+
+TEST_CASE("ReductionKernel: one kernel called from several threads with different axes", "[api][reduction_kernel]") {
+  ReductionKernel ksum("T x", "T y", "x", "a + b", "y = a", "0", "ksum");
+  std::vector<std::int64_t> x(6 * 7 * 8);
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = static_cast<std::int64_t>(k % 13) - 6;
+  ArrayView xv = ArrayView::host(x.data(), {6, 7, 8});
+  const std::vector<Axes> axes = {Axes(0), Axes(1), Axes(-1), Axes{0, 2}, Axes()};
+  std::vector<std::vector<double>> want;
+  for (const Axes& a : axes) {
+    std::vector<bool> reduced(3, !a.list);
+    if (a.list)
+      for (int d : *a.list) reduced[static_cast<std::size_t>(d < 0 ? d + 3 : d)] = true;
+    want.push_back(reduce_ref(x, {6, 7, 8}, reduced, 0, add));
+  }
+  std::vector<std::thread> threads;
+  std::vector<int> bad(8, 0);
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep) {
+        const std::size_t c = static_cast<std::size_t>(t + rep) % axes.size();
+        auto r = ksum.call({xv}, {axes[c], rep % 2 == 1});
+        for (std::size_t j = 0; j < want[c].size(); ++j)
+          if (r[0].as<std::int64_t>()[j] != static_cast<std::int64_t>(want[c][j])) ++bad[static_cast<std::size_t>(t)];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int b : bad) CHECK(b == 0);
 }
 
 TEST_CASE("ReductionKernel: errors name the parameter and what to write", "[api][reduction_kernel]") {
