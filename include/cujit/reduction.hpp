@@ -54,8 +54,9 @@
 
 namespace cujit {
 
-// The axes to reduce, as NumPy's axis=: none given means every axis; an
-// axis may be negative (counted from the end); an empty list reduces none.
+// The axes to reduce, as NumPy's axis=: none given (Axes{} too) means every
+// axis; an axis may be negative (counted from the end); an empty list,
+// Axes(std::vector<int>{}), reduces none (NumPy's axis=()).
 struct Axes {
   Axes() = default;
   Axes(int axis) : list(std::vector<int>{axis}), single(true) {}  // NOLINT: implicit, as NumPy's axis=1

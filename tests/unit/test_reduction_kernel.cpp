@@ -151,6 +151,10 @@ TEST_CASE("ReductionKernel: max and min over axes 0, 1, -1, (0, 2), with keepdim
         std::vector<double> want = reduce_ref(x, dims, c.reduced, lowest, maxd);
         for (std::size_t j = 0; j < want.size(); ++j) CHECK(r[0].as<float>()[j] == static_cast<float>(want[j]));
       }
+  // No axes (NumPy's axis=()): nothing reduced, the map and post_map elementwise.
+  auto none_reduced = kmax.call({xv}, ReduceOptions(Axes(std::vector<int>{})));
+  REQUIRE(none_reduced[0].shape() == Shape{4, 5, 6});
+  for (std::size_t j = 0; j < x.size(); ++j) CHECK(none_reduced[0].as<float>()[j] == x[j]);
   ReductionKernel kmin("T x", "T y", "-x", "min(b, a)", "y = -a", "", "kmin");
   auto r = kmin.call({xv}, {Axes{1}});
   std::vector<double> want = reduce_ref(x, dims, {false, true, false}, lowest, maxd);
