@@ -74,7 +74,8 @@ Reducer reduction_of(const std::string& name, const std::string& reduce_expr) {
   return it->second;
 }
 
-// A number or bool spelled as CuPy's identity strings are: 0, 0.0, -1, 1.0f, true.
+// A number or bool spelled as CuPy's identity strings are: 0, 0.0, -1, 1.0f,
+// true, and a C++ functional cast of one, T(0).
 std::optional<double> identity_value(const std::string& identity) {
   std::vector<Token> toks;
   try {
@@ -82,10 +83,12 @@ std::optional<double> identity_value(const std::string& identity) {
   } catch (const Error&) {
     return std::nullopt;
   }
-  std::size_t k = 0;
+  std::size_t k = 0, end = toks.size() - 1;  // toks.back() is End
+  if (end >= 3 && toks[0].kind == Tok::Ident && toks[1].kind == Tok::LParen && toks[end - 1].kind == Tok::RParen)
+    k = 2, end -= 1;
   double sign = 1;
-  if (k < toks.size() && toks[k].kind == Tok::Op && toks[k].text == "-") sign = -1, ++k;
-  if (k + 2 != toks.size() || toks[k + 1].kind != Tok::End) return std::nullopt;
+  if (k < end && toks[k].kind == Tok::Op && toks[k].text == "-") sign = -1, ++k;
+  if (k + 1 != end) return std::nullopt;
   const Token& t = toks[k];
   if (t.kind == Tok::Int && t.suffix != Suffix::Imag) return sign * static_cast<double>(t.int_value);
   if (t.kind == Tok::Float) return sign * t.float_value;

@@ -110,6 +110,10 @@ TEST_CASE("ReductionKernel: integer sums of squares wrap in reduce_type, product
 
   // A product over axis 0 of values near 1, float64; the identity as CuPy spells it.
   ReductionKernel prod("float64 x", "float64 y", "x", "a * b", "y = a", "1.0", "prod");
+  for (const char* one : {"1", "1.", "1.0f", "T(1)", "double(1.0)", "true", " 1 "})
+    CHECK_NOTHROW(ReductionKernel("T x", "T y", "x", "a * b", "y = a", one, "p1"));
+  for (const char* zero : {"0", "-0", "0.0", "T(0)", "false", "0u"})
+    CHECK_NOTHROW(ReductionKernel("T x", "T y", "x", "a + b", "y = a", zero, "s0"));
   auto p = random_values<double>(64 * 9, 4, 0.9, 1.1);
   auto r = prod.call({ArrayView::host(p.data(), {64, 9})}, {0});
   REQUIRE(r[0].shape() == Shape{9});
@@ -329,6 +333,9 @@ TEST_CASE("ReductionKernel: errors name the parameter and what to write", "[api]
         SUPPORTED("a + c"));
   CHECK(error_of(make("T x", "T y", "x", "a + b", "y = a", "1"), ErrorCode::Usage) ==
         "kernel 'k': identity '1' is not the identity of a sum, 0: cujit's reductions start from their operation's "
+        "identity; write '0' or leave it empty");
+  CHECK(error_of(make("T x", "T y", "x", "a + b", "y = a", "T(1)"), ErrorCode::Usage) ==
+        "kernel 'k': identity 'T(1)' is not the identity of a sum, 0: cujit's reductions start from their operation's "
         "identity; write '0' or leave it empty");
   CHECK(error_of(make("T x", "T y", "x", "a * b", "y = a", "zero"), ErrorCode::Usage) ==
         "kernel 'k': identity 'zero' is not the identity of a product, 1: cujit's reductions start from their "
