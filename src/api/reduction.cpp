@@ -126,6 +126,31 @@ void check_map(const std::string& name, const std::string& map_expr) {
   }
 }
 
+using Params = std::vector<std::pair<std::string, std::string>>;  // name, declared type
+
+// post_map_expr assigns the outputs only (and typed locals): an input
+// assigned there would be updated in place with a value of the reduced shape.
+void check_post_map(const std::string& name, const std::string& post_map, const Params& params, std::size_t nin,
+                    const TypeNames& placeholders) {
+  for (const Stmt& s : parse(post_map, placeholders).stmts) {
+    bool output = false;
+    for (std::size_t k = nin; k < params.size(); ++k) output = output || params[k].first == s.target;
+    if (!output && !s.declared)
+      program_error(post_map, s.target_span,
+                    "kernel '" + name + "': post_map_expr assigns '" + s.target + "', which is not an output",
+                    "assign the out_params from the reduced value a, e.g. '" + params[nin].first + " = a'");
+  }
+}
+
+// CuPy's post_map_expr often divides by _in_ind.size() (a mean): say what to write instead.
+void check_no_cupy_indexers(const std::string& name, const std::string& text) {
+  if (text.find("_in_ind") != std::string::npos || text.find("_out_ind") != std::string::npos)
+    fail(ErrorCode::Usage,
+         "kernel '{}': CuPy's _in_ind and _out_ind are not part of cujit's language; for a mean, reduce with the "
+         "language's own (cujit::evaluate(\"y = mean(x, axis=1)\")), or divide by a count passed as an input",
+         name);
+}
+
 const char* reduction_name(Reducer op) {
   switch (op) {
     case Reducer::Sum: return "sum";
@@ -218,12 +243,7 @@ ReductionKernel::ReductionKernel(const std::string& in_params, const std::string
   m.op = reduction_of(name, reduce_expr);
   check_identity(name, m.op, identity);
   check_map(name, map_expr);
-  for (const std::string* e : {&map_expr, &post_map_expr})
-    if (e->find("_in_ind") != std::string::npos || e->find("_out_ind") != std::string::npos)
-      fail(ErrorCode::Usage,
-           "kernel '{}': CuPy's _in_ind and _out_ind are not part of cujit's language; for a mean, reduce with the "
-           "language's own (cujit::evaluate(\"y = mean(x, axis=1)\")), or divide by a count passed as an input",
-           name);
+  for (const std::string* e : {&map_expr, &post_map_expr}) check_no_cupy_indexers(name, *e);
   auto params = ElementwiseAccess::parse_params(in_params, "in_params");
   const std::size_t nin = params.size();
   for (auto& p : ElementwiseAccess::parse_params(out_params, "out_params")) params.push_back(std::move(p));
@@ -242,17 +262,8 @@ ReductionKernel::ReductionKernel(const std::string& in_params, const std::string
   if (!known)
     fail(ErrorCode::Usage, "kernel '{}': reduce_type '{}' is neither a dtype name nor a placeholder of the parameters",
          name, quoted_text(m.reduce_type));
-  // post_map_expr assigns the outputs only: an input assigned there would be
-  // updated in place with a value of the reduced shape.
   m.post_map = trim(post_map_expr).empty() && params.size() == nin + 1 ? params[nin].first + " = a" : post_map_expr;
-  for (const Stmt& s : parse(m.post_map, placeholders).stmts) {
-    bool output = false;
-    for (std::size_t k = nin; k < params.size(); ++k) output = output || params[k].first == s.target;
-    if (!output && !s.declared)
-      program_error(m.post_map, s.target_span,
-                    "kernel '" + name + "': post_map_expr assigns '" + s.target + "', which is not an output",
-                    "assign the out_params from the reduced value a, e.g. '" + params[nin].first + " = a'");
-  }
+  check_post_map(name, m.post_map, params, nin, placeholders);
   // The whole program over every axis, checked now where the types are known.
   // A placeholder reduce_type stands for any dtype while only the syntax is read (bool for `a | b`, which needs it).
   const bool bitwise = m.op == Reducer::BitOr || m.op == Reducer::BitAnd;
