@@ -433,7 +433,12 @@ OutputArrays ElementwiseKernel::call(std::initializer_list<Arg> args, const Call
 }
 
 OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const CallOptions& options) const {
-  const Impl& m = *impl_;
+  return ElementwiseAccess::run(*this, args, count, options, false);
+}
+
+OutputArrays ElementwiseAccess::run(const ElementwiseKernel& kernel, const Arg* args, std::size_t count,
+                                    const CallOptions& options, bool program_shapes) {
+  const ElementwiseKernel::Impl& m = *kernel.impl_;
   const std::size_t nin = m.ins.size(), nout = m.outs.size();
   if (count != nin && count != nin + nout)
     fail(ErrorCode::Usage, "kernel '{}' takes {} input{} and {} output{}: call it with {} arguments (outputs given) or {} "
@@ -498,7 +503,7 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
       c.outputs[slot] = args[nin + k].view();
       c.given[slot] = true;
     }
-  } else {
+  } else if (!program_shapes) {
     if (options.shape) {
       // CuPy's size= rule: a shape of the call's own only where no array fixes one.
       for (std::size_t k = 0; k < p.inputs.size(); ++k)
@@ -528,6 +533,25 @@ OutputArrays ElementwiseKernel::call(const Arg* args, std::size_t count, const C
 
 const GpuProgram& ElementwiseAccess::program_for(const ElementwiseKernel& k, const Arg* args, std::size_t count) {
   return *k.impl_->binding(args, count, count == k.impl_->ins.size() + k.impl_->outs.size())->gpu;
+}
+
+std::vector<std::pair<std::string, std::string>> ElementwiseAccess::parse_params(const std::string& text,
+                                                                                 const char* which) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const ParamDecl& d : cujit::parse_params(text, which))
+    out.emplace_back(d.name, d.dtype ? std::string(dtype_name(*d.dtype)) : d.placeholder);
+  return out;
+}
+
+std::optional<DType> ElementwiseAccess::bound(const ElementwiseKernel& k, const std::string& placeholder, const Arg* args,
+                                              std::size_t count) {
+  const ElementwiseKernel::Impl& m = *k.impl_;
+  for (std::size_t j = 0; j < m.ins.size() && j < count; ++j)
+    if (m.ins[j].placeholder == placeholder && !args[j].is_weak()) return args[j].view().dtype;
+  if (count == m.ins.size() + m.outs.size())
+    for (std::size_t j = 0; j < m.outs.size(); ++j)
+      if (m.outs[j].placeholder == placeholder) return args[m.ins.size() + j].view().dtype;
+  return std::nullopt;
 }
 
 std::vector<Arg> ElementwiseAccess::stand_ins(const ElementwiseKernel& k, const std::map<std::string, DType>& types,

@@ -10,6 +10,7 @@
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "cujit/multi_gpu.hpp"
+#include "cujit/reduction.hpp"
 
 int consumer(std::vector<float>& v, const std::vector<double>& w, std::vector<std::complex<float>>& c) {
   cujit::Shape s1{v.size()};
@@ -27,10 +28,17 @@ int consumer(std::vector<float>& v, const std::vector<double>& w, std::vector<st
   const cujit::Array& first = e["out"];
   std::vector<cujit::SplitArray> parts = cujit::evaluate_split("out = x + 1", {{"x", x}}, {0, 1});
   cujit::Array whole = parts[0].gather();
+  // ReduceOptions as an application spells it: {axis}, {{axes}, keepdims}, ({axes}).
+  cujit::ReductionKernel l2("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm");
+  cujit::OutputArrays norm = l2(x);
+  cujit::OutputArrays rows = l2.call({y}, {1});
+  cujit::OutputArrays cols = l2.call({y}, {{0, -1}, true});
+  cujit::OutputArrays both = l2.call({y}, cujit::ReduceOptions({0, 1}));
   try {
     k(x);
   } catch (const cujit::CompileError& err) {
     return static_cast<int>(err.log().size() + err.options().size() + err.source().size() + err.stage().size());
   }
-  return static_cast<int>(s2.ndim + s3.ndim + y.shape.ndim + z.shape.ndim + h.shape.ndim) + twice.ndim() + first.ndim() + whole.ndim();
+  return static_cast<int>(s2.ndim + s3.ndim + y.shape.ndim + z.shape.ndim + h.shape.ndim) + twice.ndim() + first.ndim() + whole.ndim() +
+         norm[0].ndim() + rows[0].ndim() + cols[0].ndim() + both[0].ndim();
 }

@@ -7,7 +7,8 @@ if(rc)
   message(FATAL_ERROR "cmake --install failed")
 endif()
 file(GLOB_RECURSE installed RELATIVE ${PREFIX} ${PREFIX}/*)
-set(want bin/jitrun bin/jitcache include/cujit/elementwise.hpp include/cujit/export.hpp include/cujit/npy.hpp
+set(want bin/jitrun bin/jitcache include/cujit/elementwise.hpp include/cujit/reduction.hpp include/cujit/export.hpp
+  include/cujit/npy.hpp
   cmake/cujit/cujitConfig.cmake cmake/cujit/cujitConfigVersion.cmake cmake/cujit/cujitTargets.cmake
   pkgconfig/cujit.pc)
 if(MAN)
