@@ -190,7 +190,7 @@ class GpuReductions {
       const Stmt& s = p_.ast.stmts[static_cast<std::size_t>(es.stmts[0])];
       const int j = plan_.step_of(s.expr.get());
       const Var& v = p_.outputs[static_cast<std::size_t>(es.outputs[0])];
-      if (j < 0 || s.sym != Sym::Output || v.input >= 0) continue;
+      if (j < 0 || s.sym != Sym::Output || s.compound || v.input >= 0) continue;
       const plan::ReduceStep& st = plan_.reductions[static_cast<std::size_t>(j)];
       const auto o = static_cast<std::size_t>(es.outputs[0]);
       const ArrayView& y = c_.outputs[o];
@@ -241,6 +241,7 @@ class GpuReductions {
       return false;
     const GpuProgram& gp = derived(list_key("elementwise", es.stmts, es.outputs, es.reads), 0, false);
     const Program& d = gp.program();
+    if (d.ast.stmts.size() != 1 || d.ast.stmts[0].compound) return false;  // locals: the general way
     FusedMap f = fused_map(d, *d.ast.stmts[0].expr, y.dtype);
     if (f.expr.empty()) return false;
     // The epilogue over the kernel's x, mean, var, std, as the derived
