@@ -33,11 +33,13 @@ ReduceKernels& kernels() {
 
 // One workspace per device and stream: work on one stream runs in order, so
 // its partials and counters are never in use by two launches at once.
+// Never destroyed: at exit the driver may be gone before static destructors
+// run, and a workspace's destructor waits for its device.
 ReduceWorkspace& workspace(int device, CUstream stream) {
   static std::mutex mu;
-  static std::map<std::pair<int, CUstream>, std::unique_ptr<ReduceWorkspace>> all;
+  static auto* all = new std::map<std::pair<int, CUstream>, std::unique_ptr<ReduceWorkspace>>;
   std::lock_guard<std::mutex> lock(mu);
-  auto& w = all[{device, stream}];
+  auto& w = (*all)[{device, stream}];
   if (!w) w = std::make_unique<ReduceWorkspace>(device);
   return *w;
 }
