@@ -249,9 +249,10 @@ class GpuReductions {
     // The epilogue over the kernel's x, mean, var, std, as the derived
     // statement reads them: the input, and each step's result.
     std::string epi = "[&] { ";
+    const std::vector<int> from_of = sources(d);
     for (int k : f.inputs) {
       const Param& q = d.inputs[static_cast<std::size_t>(k)];
-      const int from = sources(d)[static_cast<std::size_t>(k)];
+      const int from = from_of[static_cast<std::size_t>(k)];
       const Reduce what = from < 0 ? plan_.reductions[static_cast<std::size_t>(-1 - from)].what : Reduce::None;
       const char* v = from == slot ? "x" : what == Reduce::Mean ? "mean" : what == Reduce::Var ? "var" : what == Reduce::Std ? "std" : nullptr;
       if (!v) return false;
