@@ -56,9 +56,13 @@ std::string storage_type(DType t) {
 std::string compute_type(DType t) {
   return t == DType::Float16 || t == DType::BFloat16 ? "float" : storage_type(t);
 }
-// A stored element as its compute type.
-std::string load_expr(DType t, const std::string& v) {
-  if (t == DType::Float16) return "cj::h2f(" + v + ")";
+// A stored element as its compute type. A float16 NaN keeps its sign and
+// payload (h2f) where a map may look at them (signbit, copysign); a plain
+// reduction only asks whether it is a NaN, and PTX's one-instruction cvt
+// keeps that: h2f's select chain held float16 max to 0.3-0.45 of the memory's
+// speed (bench/results/reductions_h100/ncu_h100.txt).
+std::string load_expr(DType t, const std::string& v, bool nan_bits = true) {
+  if (t == DType::Float16) return (nan_bits ? "cj::h2f(" : "cj::cvt_f32_f16(") + v + ")";
   if (t == DType::BFloat16) return "cj::b2f(" + v + ")";
   return v;
 }
@@ -155,10 +159,10 @@ std::string load_block(const std::vector<ReduceInput>& inputs, int vec, bool vec
   }
   return s;
 }
-std::string map_call(const std::vector<ReduceInput>& inputs, const char* at) {
+std::string map_call(const std::vector<ReduceInput>& inputs, const char* at, bool nan_bits) {
   std::string s = "cj_map(";
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    s += (i ? ", " : "") + load_expr(inputs[i].dtype, fmt::format("cj_v{}.v[{}]", i, at));
+    s += (i ? ", " : "") + load_expr(inputs[i].dtype, fmt::format("cj_v{}.v[{}]", i, at), nan_bits);
   return s + ")";
 }
 
@@ -169,14 +173,14 @@ std::string reduce_functions(const ReduceSpec& sp, int vec, bool vector_loads) {
   // One element at flat index cj_k, index cj_j along the reduced axis.
   s += "static __device__ __forceinline__ cj_acc cj_elem(const cj_in in, long long cj_k, long long cj_j) {\n  return cj_op::lift(cj_map(";
   for (std::size_t i = 0; i < sp.inputs.size(); ++i)
-    s += (i ? ", " : "") + load_expr(sp.inputs[i].dtype, fmt::format("in.p{}[cj_k]", i));
+    s += (i ? ", " : "") + load_expr(sp.inputs[i].dtype, fmt::format("in.p{}[cj_k]", i), !sp.map.empty());
   s += "), cj_j);\n}\n\n";
   // VEC elements from flat index cj_k into accumulators cj_a[0..VEC), element
   // e at reduced index cj_j + e * cj_jstep (1 along a row, 0 across columns).
   s += "static __device__ __forceinline__ void cj_vfold(const cj_in in, long long cj_k, long long cj_j, int cj_jstep, cj_acc* cj_a) {\n";
   s += load_block(sp.inputs, vec, vector_loads);
   s += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n", vec);
-  s += "    cj_a[cj_e] = cj::red::add1<cj_op>(cj_a[cj_e], " + map_call(sp.inputs, "cj_e") +
+  s += "    cj_a[cj_e] = cj::red::add1<cj_op>(cj_a[cj_e], " + map_call(sp.inputs, "cj_e", !sp.map.empty()) +
        ", cj_j + cj_e * cj_jstep);\n}\n\n";
   s += "static __device__ __forceinline__ void cj_store(cj_out_t* cj_out, long long cj_o, const cj_acc r, const long long n) {\n";
   s += "  (void)n;\n  cj_out[cj_o] = " + store_expr(sp.out, sp.post.empty() ? default_post(sp) : sp.post) + ";\n}\n";
@@ -275,6 +279,11 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
   const long long ncv = cdiv(sh.inner, p.vec);
   int ty = ncv >= 32 ? kThreads / 32 : kThreads / pow2ceil(ncv);
   ty = std::max(1, std::min(ty, pow2ceil(std::max(1LL, sh.len))));
+  // Few rows of many columns: fewer threads per column, each walking 16+
+  // rows, while the tiles still fill the GPU. With one or two rows per
+  // thread, a block of 4 x 1024 float32 was one load in flight per thread and
+  // two barriers (H200: 0.34 of the ceiling at (4, 2^24), axis 0).
+  while (ty > 1 && sh.len < 16LL * ty && sh.outer * cdiv(ncv, kThreads / (ty / 2)) >= kTargetItems) ty /= 2;
   p.ty = ty;
   p.tx = kThreads / ty;
   const long long tiles = cdiv(ncv, p.tx);
@@ -349,7 +358,7 @@ std::string ReduceKernels::source(const RowNormSpec& spec, int vec, int items, b
   std::string lb = load_block(spec.inputs, vec, vector_loads);
   f += lb;
   f += fmt::format("#pragma unroll\n    for (int cj_e = 0; cj_e < {}; ++cj_e) cj_x[cj_e] = {};\n    return;\n  }}\n", vec,
-                   map_call(spec.inputs, "cj_e"));
+                   map_call(spec.inputs, "cj_e", true));
   f += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n    cj_x[cj_e] = cj_j + cj_e < cj_len ? cj_map(", vec);
   for (std::size_t i = 0; i < spec.inputs.size(); ++i)
     f += (i ? ", " : "") + load_expr(spec.inputs[i].dtype, fmt::format("in.p{}[cj_k + cj_e]", i));

@@ -137,7 +137,7 @@ Ref reference(ReduceOp op, const std::vector<double>& xs, DType value, int ddof)
       const double mean = sum / n;
       double ss = 0;
       for (double x : xs) ss += (x - mean) * (x - mean);
-      const double var = ss / (n - ddof);
+      const double var = ss / std::max<double>(n - ddof, 0);  // NumPy: max(n - ddof, 0), so 0/0 = NaN when empty
       const double vtol = 200 * eps * (var + 1);
       return op == ReduceOp::Var ? Ref{var, vtol} : Ref{std::sqrt(var), vtol};
     }

@@ -42,7 +42,9 @@ TEST_CASE("reduction plans: variants by shape", "[reduce]") {
   CHECK(reduce_plan(f32, {1 << 16, 1024, 1}).key() == "group t256 v4 g32 items8192");
   CHECK(reduce_plan(f32, {1 << 10, 1 << 16, 1}).key() == "rows t256 v4 c65536x1 items1024");
   CHECK(reduce_plan(f32, {1, 1 << 24, 4}).key() == "cols t1x256 v4 k16384x1024 items1024");
-  CHECK(reduce_plan(f32, {1, 4, 1 << 24}).key() == "cols t64x4 v4 k4x1 items65536");
+  // Few rows of many columns: one thread walks every row of its columns.
+  CHECK(reduce_plan(f32, {1, 4, 1 << 24}).key() == "cols t256x1 v4 k4x1 items16384");
+  CHECK(reduce_plan(f32, {1, 64, 1 << 20}).key() == "cols t64x4 v4 k64x1 items4096");
   CHECK(reduce_plan(f32, {1, 1 << 13, 1 << 13}).key() == "cols t32x8 v4 k512x16 items1024");
   // The plan needs no device: it is the same on every GPU.
   CHECK(reduce_plan(f32, {3, 1000003, 1}).key() == reduce_plan(f32, {3, 1000003, 1}).key());
