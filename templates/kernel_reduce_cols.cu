@@ -55,6 +55,16 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL_NAME}}(
               cj_a[cj_e] = cj_op::combine(cj_a[cj_e], cj_elem(cj_p, cj_base + cj_k * cj_B + cj_e, cj_k));
       }
     }
+    if (TY == 1 && cj_S == 1) {  // a thread owns whole columns: no tile to combine, no barrier
+#pragma unroll
+      for (int cj_e = 0; cj_e < VEC; ++cj_e) {
+        cj_acc cj_t[U];
+#pragma unroll
+        for (int cj_u = 0; cj_u < U; ++cj_u) cj_t[cj_u] = cj_a[cj_u * VEC + cj_e];
+        if (cj_col + cj_e < cj_B) cj_store(cj_out, cj_o * cj_B + cj_col + cj_e, cj::red::fold<cj_op, U>(cj_t), cj_K);
+      }
+      continue;
+    }
 #pragma unroll
     for (int cj_e = 0; cj_e < VEC; ++cj_e) {
       cj_acc cj_t[U];

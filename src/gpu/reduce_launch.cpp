@@ -348,7 +348,7 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
   return render_template(template_text(file), vars);
 }
 
-std::string ReduceKernels::source(const RowNormSpec& spec, int vec, int items, bool vector_loads) {
+std::string ReduceKernels::source(const RowNormSpec& spec, int vec, int items, bool vector_loads, bool full) {
   std::string f = common_functions(spec.inputs, spec.map, spec.value);
   f += fmt::format("typedef {} cj_out_t;\n\n", storage_type(spec.out));
   // VEC mapped values of a row from flat index cj_k (row index cj_j); lanes
@@ -383,6 +383,7 @@ std::string ReduceKernels::source(const RowNormSpec& spec, int vec, int items, b
   vars["VEC"] = std::to_string(vec);
   vars["ITEMS"] = std::to_string(items);
   vars["DDOF"] = std::to_string(spec.ddof);
+  vars["FULL"] = full ? "1" : "0";
   vars["KERNEL_NAME"] = "cj_reduce_rownorm";
   return render_template(template_text("kernel_reduce_rownorm.cu"), vars);
 }
@@ -470,11 +471,12 @@ void ReduceKernels::normalize_rows(int device, const RowNormSpec& spec, long lon
   bool vector_loads = len % vec == 0 && aligned16(out) && dtype_size(spec.out) * static_cast<std::size_t>(vec) <= 16;
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) vector_loads = vector_loads && aligned16(inputs[i]);
   ScopedContext ctx(device);
-  const std::string what = fmt::format("rownorm {} map={} value={} out={} epilogue={} helpers={:x} ddof={} items={} {}",
+  const bool full = vector_loads && len == static_cast<long long>(pitems) * kThreads * vec;
+  const std::string what = fmt::format("rownorm {} map={} value={} out={} epilogue={} helpers={:x} ddof={} items={} {}{}",
                                        inputs_key(spec.inputs), spec.map, dtype_name(spec.value), dtype_name(spec.out),
                                        spec.epilogue, std::hash<std::string>{}(spec.helpers), spec.ddof, pitems,
-                                       vector_loads ? "vector" : "scalar");
-  CUfunction f = function(device, what, "cj_reduce_rownorm", [&] { return source(spec, vec, pitems, vector_loads); });
+                                       vector_loads ? "vector" : "scalar", full ? " full" : "");
+  CUfunction f = function(device, what, "cj_reduce_rownorm", [&] { return source(spec, vec, pitems, vector_loads, full); });
   CUdeviceptr in[8] = {};
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) in[i] = inputs[i];
   void* params[] = {in, &out, &rows, &len};

@@ -140,7 +140,7 @@ class ReduceKernels {
                       CUdeviceptr out, CUstream stream = nullptr, unsigned grid = 0);
   // The CUDA source of a plan (jitrun --emit, tests).
   static std::string source(const ReduceSpec& spec, const ReducePlan& plan, bool vector_loads);
-  static std::string source(const RowNormSpec& spec, int vec, int items, bool vector_loads);
+  static std::string source(const RowNormSpec& spec, int vec, int items, bool vector_loads, bool full = false);
 
  private:
   // The kernel for `what` (every input of its source: spec, plan, loads),

@@ -94,6 +94,7 @@ TEST_CASE("reduction kernels compile in every variant", "[reduce][nvrtc]") {
   RowNormSpec rn;
   rn.inputs = {{"x", DType::Float32}};
   compiles(ReduceKernels::source(rn, 4, 4, true), "rownorm f32");
+  compiles(ReduceKernels::source(rn, 4, 4, true, true), "rownorm f32, whole rows");
   rn.inputs = {{"x", DType::Float16}};
   rn.out = DType::Float16;
   compiles(ReduceKernels::source(rn, 8, 2, false), "rownorm f16");
