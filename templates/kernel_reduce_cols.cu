@@ -23,15 +23,19 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL_NAME}}(
   const long long cj_tiles = (cj_ncv + TX - 1) / TX;
   const long long cj_items = cj_A * cj_tiles * cj_S;
   for (long long cj_w = blockIdx.x; cj_w < cj_items; cj_w += gridDim.x) {
-    // One division per item, in 32 bits where the count allows: with a row
-    // or two per block, three 64-bit divisions cost as much as the loads.
-    long long cj_q;
-    int cj_s = 0;
-    if (cj_S == 1) cj_q = cj_w;
-    else if (cj_items < 0x7fffffffLL) cj_q = (unsigned)cj_w / (unsigned)cj_S, cj_s = (int)(cj_w - cj_q * cj_S);
-    else cj_q = cj_w / cj_S, cj_s = (int)(cj_w - cj_q * cj_S);
-    const long long cj_o = cj_items < 0x7fffffffLL ? (long long)((unsigned)cj_q / (unsigned)cj_tiles) : cj_q / cj_tiles;
-    const long long cj_tile = cj_q - cj_o * cj_tiles;
+    int cj_s;
+    long long cj_tile, cj_o;
+    if (TY == 1 && cj_S == 1 && cj_items < 0x7fffffffLL) {
+      // One 32-bit division: with a few rows per block, three 64-bit
+      // divisions cost as much as the loads.
+      cj_s = 0;
+      cj_o = (long long)((unsigned)cj_w / (unsigned)cj_tiles);
+      cj_tile = cj_w - cj_o * cj_tiles;
+    } else {
+      cj_s = (int)(cj_w % cj_S);
+      cj_tile = (cj_w / cj_S) % cj_tiles;
+      cj_o = cj_w / ((long long)cj_S * cj_tiles);
+    }
     const long long cj_col = (cj_tile * TX + cj_tx) * VEC;
     const long long cj_klo = (long long)cj_s * cj_kchunk;
     const long long cj_khi = cj_klo + cj_kchunk < cj_K ? cj_klo + cj_kchunk : cj_K;
