@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "api/pipeline.hpp"
+#include "api/reduce_call.hpp"
+#include "cache/record.hpp"
 #include "plan/shapes.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cpu/thread_pool.hpp"
@@ -225,6 +227,9 @@ void print_pool(int device) {
                static_cast<unsigned long long>(p.reserved_high_bytes), static_cast<unsigned long long>(p.used_high_bytes));
 }
 
+int emit_reductions(const Options& opt, const std::shared_ptr<const Program>& program, const std::vector<Input>& inputs,
+                    const Shape* shape);
+
 // --emit: the kernel a GPU run of these inputs would use, as source, PTX or
 // cubin. The layout is planned as for arrays in fresh device memory (aligned,
 // C-contiguous); no GPU is needed.
@@ -232,6 +237,7 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
   using clock = std::chrono::steady_clock;
   if (opt.emit != "source" && opt.emit != "ptx" && opt.emit != "cubin")
     fail(ErrorCode::Usage, "--emit must be source, ptx or cubin, got '{}'", opt.emit);
+  if (program->has_reductions) return emit_reductions(opt, program, inputs, shape);
   std::vector<OperandView> ins, outs;
   std::uintptr_t fake = 1u << 20;  // 256-byte aligned stand-ins for device addresses
   for (const Input& in : inputs) {
@@ -300,6 +306,123 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
   }
   if (opt.verbose)
     std::fprintf(stderr, "jitrun: layout %s; plan+codegen %.3f ms\n", layout.key_string().c_str(), t_codegen);
+  return 0;
+}
+
+// `path` with `.k` before its extension: k.cubin -> k.2.cubin (one file per kernel).
+std::string numbered(const std::string& path, std::size_t k) {
+  const std::size_t slash = path.rfind('/');
+  std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1) dot = path.size();
+  return path.substr(0, dot) + "." + std::to_string(k) + path.substr(dot);
+}
+
+// --emit for a program with reductions: every kernel its plan runs on a GPU
+// (api/reduce_call.hpp's reduction_kernels, the planning code of the run
+// itself, for arrays in fresh device memory), in the order they run, each
+// headed by a comment naming its pass as `jitrun -v` numbers them
+// (plan::describe), what it reads and writes. A cubin is one file per kernel.
+int emit_reductions(const Options& opt, const std::shared_ptr<const Program>& program, const std::vector<Input>& inputs,
+                    const Shape* shape) {
+  std::vector<Shape> shapes;
+  std::vector<bool> host_value;
+  std::vector<ArrayView> views;  // as a call passes them: for the recorded entry
+  for (const Input& in : inputs) {
+    shapes.push_back(in.view.shape);
+    host_value.push_back(in.weak || (in.view.shape.ndim == 0 && !in.raw));
+    ArrayView v = in.view;
+    if (!host_value.back()) v.device = Device::cuda(0);
+    views.push_back(v);
+  }
+  GpuOptions go;
+  go.kernel_name = "jitrun";
+  GpuProgram g(program, go);
+  auto t0 = std::chrono::steady_clock::now();
+  const std::vector<PassKernel> all = reduction_kernels(g, shapes, host_value, shape);
+  const double t_plan = ms_since(t0);
+  std::vector<const PassKernel*> kernels;
+  for (const PassKernel& k : all)
+    if (k.note.empty()) kernels.push_back(&k);
+  const int arch = cap_arch(!opt.arch.empty() ? parse_arch(opt.arch) : gpu_available() ? device_info(0).arch() : 90);
+  if (opt.emit == "cubin") {
+    if (opt.outputs.size() != 1 || opt.outputs[0].find('=') != std::string::npos)
+      fail(ErrorCode::Usage, "--emit cubin writes a file: give its path with -o PATH");
+    if (opt.outputs[0] == "-" && kernels.size() != 1)
+      fail(ErrorCode::Usage,
+           "--emit cubin -o -: this program runs {} kernels (jitrun -v shows its passes), and standard output takes "
+           "one; give -o PATH for one file per kernel (PATH with .1, .2, ... before its extension), or use --emit ptx",
+           kernels.size());
+  }
+  // The passes, numbered as plan::describe numbers them (jitrun -v).
+  std::vector<std::string> passes;
+  {
+    const std::string d = plan::describe(*program, plan::plan_reductions(*program, shapes));
+    for (std::size_t at = 0; at < d.size();) {
+      std::size_t nl = d.find('\n', at);
+      passes.push_back(d.substr(at, nl - at));
+      at = nl == std::string::npos ? d.size() : nl + 1;
+    }
+  }
+  auto pass_text = [&](int pass) {
+    if (pass == 0) return std::string("passes 1-") + std::to_string(passes.size()) + " in one kernel (rows normalised in one pass)";
+    return passes[static_cast<std::size_t>(pass - 1)];
+  };
+  std::string head = fmt::format("// cujit: `{}` runs {} kernel{} on a GPU, in this order (jitrun -v prints the plan):\n",
+                                 program->ast.source, kernels.size(), kernels.size() == 1 ? "" : "s");
+  for (std::size_t p = 1; p <= passes.size(); ++p) {
+    std::string ks;
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      if (kernels[k]->pass == static_cast<int>(p) || kernels[k]->pass == 0) ks += (ks.empty() ? "" : ", ") + std::to_string(k + 1);
+    std::string why;
+    for (const PassKernel& n : all)
+      if (!n.note.empty() && n.pass == static_cast<int>(p)) why = "; " + n.note;
+    head += "//   " + passes[p - 1] + "  [" + (ks.empty() ? "no kernel of its own: an earlier kernel writes its output" : "kernel " + ks) + why + "]\n";
+  }
+  if (opt.emit != "cubin") std::fputs(head.c_str(), stdout);
+  // A compile of every kernel records the program's whole entry (CUJIT_RECORD).
+  RecordGroup group([&] { return reduction_recipe(g, views.data(), arch); });
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const PassKernel& pk = *kernels[k];
+    const std::string kind = pk.program ? pk.role + ", layout " + pk.layout.key_string() : pk.role + ", " + pk.name + " (" + pk.what + ")";
+    const std::string header = fmt::format("\n// ---- kernel {} of {}: {}\n// {}\n// reads {}; writes {}\n", k + 1,
+                                           kernels.size(), pass_text(pk.pass), kind, pk.reads, pk.writes);
+    if (opt.emit == "source") {
+      std::fputs(header.c_str(), stdout);
+      std::fputs((pk.program ? pk.program->source(pk.layout) : pk.source).c_str(), stdout);
+      continue;
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    bool compiled = false;
+    std::shared_ptr<const cache::Entry> e;
+    if (pk.program) {
+      e = pk.program->compile(pk.layout, arch, &compiled);
+    } else {
+      CompileOptions co;
+      co.arch = arch;
+      e = compile_through_cache(pk.source, pk.name, co, &compiled);
+    }
+    if (opt.verbose)
+      std::fprintf(stderr, "jitrun: kernel %zu: %s %.1f ms for %s\n", k + 1, compiled ? "NVRTC" : "kernel cache",
+                   ms_since(t1), e->target.c_str());
+    if (opt.emit == "ptx") {
+      std::fputs(header.c_str(), stdout);
+      std::fputs(e->ptx.c_str(), stdout);
+      continue;
+    }
+    const std::string path = opt.outputs[0] == "-" || kernels.size() == 1 ? opt.outputs[0] : numbered(opt.outputs[0], k + 1);
+    if (path == "-") {
+      if (::isatty(STDOUT_FILENO) == 1)
+        fail(ErrorCode::Usage, "--emit cubin -o -: standard output is a terminal; redirect it to a file or a pipe");
+      if (std::fwrite(e->cubin.data(), 1, e->cubin.size(), stdout) != e->cubin.size() || std::fflush(stdout) != 0)
+        fail(ErrorCode::Data, "standard output: cannot write the cubin: {}", std::strerror(errno));
+    } else {
+      write_file(path, std::string_view(reinterpret_cast<const char*>(e->cubin.data()), e->cubin.size()));
+    }
+    std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s (kernel %zu of %zu: %s)\n", e->cubin.size(),
+                 e->target.c_str(), path == "-" ? "standard output" : path.c_str(), k + 1, kernels.size(),
+                 pass_text(pk.pass).c_str());
+  }
+  if (opt.verbose) std::fprintf(stderr, "jitrun: %zu kernels; plan+codegen %.3f ms\n", kernels.size(), t_plan);
   return 0;
 }
 
