@@ -375,8 +375,9 @@ int emit_reductions(const Options& opt, const std::shared_ptr<const Program>& pr
       if (kernels[k]->pass == static_cast<int>(p) || kernels[k]->pass == 0) ks += (ks.empty() ? "" : ", ") + std::to_string(k + 1);
     std::string why;
     for (const PassKernel& n : all)
-      if (!n.note.empty() && n.pass == static_cast<int>(p)) why = "; " + n.note;
-    head += "//   " + passes[p - 1] + "  [" + (ks.empty() ? "no kernel of its own: an earlier kernel writes its output" : "kernel " + ks) + why + "]\n";
+      if (!n.note.empty() && n.pass == static_cast<int>(p)) why = n.note;
+    if (ks.empty() && why.empty()) why = "no kernel of its own: the reduction it reads writes its output";
+    head += "//   " + passes[p - 1] + "  [" + (ks.empty() ? "" : "kernel " + ks + (why.empty() ? "" : "; ")) + why + "]\n";
   }
   if (opt.emit != "cubin") std::fputs(head.c_str(), stdout);
   // A compile of every kernel records the program's whole entry (CUJIT_RECORD).
@@ -422,7 +423,9 @@ int emit_reductions(const Options& opt, const std::shared_ptr<const Program>& pr
                  e->target.c_str(), path == "-" ? "standard output" : path.c_str(), k + 1, kernels.size(),
                  pass_text(pk.pass).c_str());
   }
-  if (opt.verbose) std::fprintf(stderr, "jitrun: %zu kernels; plan+codegen %.3f ms\n", kernels.size(), t_plan);
+  if (opt.verbose)
+    std::fprintf(stderr, "jitrun: %zu kernel%s; plan+codegen %.3f ms\n", kernels.size(), kernels.size() == 1 ? "" : "s",
+                 t_plan);
   return 0;
 }
 
