@@ -617,7 +617,11 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_option("-t,--type", opt.types,
                  "NAME=DTYPE: declare an output's dtype (NumPy's spellings: float32, f4, <f4, float = float64, i8, u1, ...)")->allow_extra_args(false);
-  app.add_option("--emit", opt.emit, "print the kernel's CUDA source or PTX, or write its cubin (-o PATH); no GPU needed")
+  app.add_option("--emit", opt.emit,
+                 "print the kernel's CUDA source or PTX, or write its cubin (-o PATH); no GPU needed. A program with "
+                 "reductions: every kernel of its passes in the order a GPU runs them, each headed by the pass it "
+                 "belongs to as -v prints them; its cubins go to one file per kernel, PATH with .1, .2, ... before "
+                 "the extension (one kernel: PATH)")
       ->check(CLI::IsMember({"source", "ptx", "cubin"}));
   app.add_option("--arch", opt.arch, "--emit ptx|cubin target, e.g. sm_90 (default: GPU 0's, else sm_90)");
   app.add_flag("--print", opt.print, "print outputs the way NumPy prints arrays");
