@@ -15,6 +15,7 @@
 #include "core/driver.hpp"
 #include "core/fail.hpp"
 #include "gpu/launch.hpp"
+#include "plan/shapes.hpp"
 #include "api/manifest.hpp"
 #include "api/reduce_call.hpp"
 #include "cache/record.hpp"
@@ -365,33 +366,49 @@ void reduction_jobs(ManifestRun& run, const ManifestKernel& k, const GpuProgram&
     std::vector<PassKernel> kernels;
     try {
       kernels = reduction_kernels(g, shapes, hv);
+      // An ElementwiseKernel called with its outputs allocated gives the call
+      // the inputs' broadcast shape (ReductionKernel and given outputs give
+      // none): those calls plan their epilogues for it. A program whose
+      // outputs have different shapes cannot be called so, and has none.
+      if (k.elementwise) {
+        const Shape all = broadcast_shape(p, views.data());
+        std::vector<PassKernel> allocated;
+        try {
+          allocated = reduction_kernels(g, shapes, hv, &all);
+        } catch (const Error& e) {
+          if (e.code() != ErrorCode::Usage) throw;
+        }
+        for (PassKernel& pk : allocated) kernels.push_back(std::move(pk));
+      }
     } catch (const Error& e) {
       fail(e.code(), "{}: {}: {}", where, shapes_text(p, shapes, hv), e.what());
     }
+    // Each kernel once (two passes, or both calls above, may share one).
+    std::vector<std::pair<const PassKernel*, std::string>> unique;
+    std::set<std::string> ids;
+    for (const PassKernel& pk : kernels) {
+      if (!pk.note.empty()) continue;
+      std::string id = pk.program ? fmt::format("{}|{}", static_cast<const void*>(pk.program), pk.layout.key_string())
+                                  : pk.name + "|" + pk.source;
+      if (ids.insert(id).second) unique.emplace_back(&pk, std::move(id));
+    }
     for (int arch : archs) {
       const std::string entry = reduction_recipe(g, views.data(), arch);
-      std::size_t count = 0;
-      for (const PassKernel& pk : kernels) count += pk.note.empty();
-      std::size_t at = 0;
-      for (const PassKernel& pk : kernels) {
-        if (!pk.note.empty()) continue;
+      for (std::size_t n = 0; n < unique.size(); ++n) {
+        const PassKernel& pk = *unique[n].first;
         PrecompileJob j;
         j.arch = arch;
-        j.kernel = fmt::format("{} kernel {}/{}", text, ++at, count);
+        j.kernel = fmt::format("{} kernel {}/{}", text, n + 1, unique.size());
         j.where = set.pos.text() + ": ";
         j.group = entry;
-        std::string id;
-        if (pk.program) {
-          j.gpu = pk.program;
-          j.layout = pk.layout;
-          id = fmt::format("{}|{}", static_cast<const void*>(pk.program), pk.layout.key_string());
-        } else {
+        j.gpu = pk.program;
+        j.layout = pk.layout;
+        if (!pk.program) {
           j.name = pk.name;
           j.what = pk.what;
           j.source = pk.source;
-          id = pk.name + "|" + pk.source;
         }
-        if (seen.insert(id + "@" + std::to_string(arch)).second) run.jobs.push_back(std::move(j));
+        if (seen.insert(unique[n].second + "@" + std::to_string(arch)).second) run.jobs.push_back(std::move(j));
       }
     }
   }
