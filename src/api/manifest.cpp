@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/array.hpp"
 #include "core/fail.hpp"
 #include "cujit/array.hpp"
 
@@ -161,6 +162,9 @@ struct Reader {
         }
         if (extents.size() > static_cast<std::size_t>(kMaxDims))
           error(v.source(), &k, field, "{} dimensions; cujit's arrays have at most {}", extents.size(), kMaxDims);
+        Shape shape;
+        for (std::int64_t e : extents) shape[shape.ndim++] = e;
+        if (checked_size(shape) < 0) error(v.source(), &k, field, "the shape has more elements than fit in 64 bits");
         set.inputs.emplace_back(std::string(name.str()), std::move(extents));
       }
       k.shapes.push_back(std::move(set));

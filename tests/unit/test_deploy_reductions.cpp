@@ -229,6 +229,10 @@ TEST_CASE("precompile: reduction entries' errors", "[deploy][manifest]") {
   CHECK(parse_error(head + "shapes = [{ x = 10 }]\n") ==
         "m.toml:4:17: kernel #1: 'shapes.x': expected the input's shape, e.g. [1000, 4] ([] for 0-d), or \"scalar\" for "
         "a 0-d value passed from the host, got an integer");
+  CHECK(parse_error(head + "shapes = [{ x = [4294967296, 4294967296] }]\n") ==
+        "m.toml:4:17: kernel #1: 'shapes.x': the shape has more elements than fit in 64 bits");
+  CHECK(parse_error(head + "shapes = [{ x = [1, 1, 1, 1, 1, 1, 1, 1, 1] }]\n") ==
+        "m.toml:4:17: kernel #1: 'shapes.x': 9 dimensions; cujit's arrays have at most 8");
   CHECK(parse_error(head + "shapes = [{ z = [10] }]\n") ==
         "m.toml:4:10: kernel #1: 'shapes': 'z' is not an input of the program (its inputs: x, y)");
 }
