@@ -317,6 +317,66 @@ std::string numbered(const std::string& path, std::size_t k) {
   return path.substr(0, dot) + "." + std::to_string(k) + path.substr(dot);
 }
 
+// The plan's passes, one line each, as -v prints them (plan::describe), and
+// the head of --emit's output: each pass with the kernels that run it, or why
+// it has none.
+std::vector<std::string> pass_lines(const Program& p, const std::vector<Shape>& shapes) {
+  std::vector<std::string> passes;
+  const std::string d = plan::describe(p, plan::plan_reductions(p, shapes));
+  for (std::size_t at = 0; at < d.size();) {
+    const std::size_t nl = d.find('\n', at);
+    passes.push_back(d.substr(at, nl - at));
+    at = nl == std::string::npos ? d.size() : nl + 1;
+  }
+  return passes;
+}
+
+std::string emit_head(const Program& p, const std::vector<std::string>& passes, const std::vector<PassKernel>& all,
+                      const std::vector<const PassKernel*>& kernels) {
+  std::string head = fmt::format("// cujit: `{}` runs {} kernel{} on a GPU, in this order (jitrun -v prints the plan):\n",
+                                 p.ast.source, kernels.size(), kernels.size() == 1 ? "" : "s");
+  for (std::size_t n = 1; n <= passes.size(); ++n) {
+    const int pass = static_cast<int>(n);
+    std::string ks, why;
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      if (kernels[k]->pass == pass || kernels[k]->pass == 0) ks += (ks.empty() ? "" : ", ") + std::to_string(k + 1);
+    for (const PassKernel& pk : all)
+      if (!pk.note.empty() && pk.pass == pass) why = pk.note;
+    if (ks.empty() && why.empty()) why = "no kernel of its own: the reduction it reads writes its output";
+    head += "//   " + passes[n - 1] + "  [" + (ks.empty() ? "" : "kernel " + ks + (why.empty() ? "" : "; ")) + why + "]\n";
+  }
+  return head;
+}
+
+// One kernel compiled for sm_<arch> through the kernel cache, as a run compiles it.
+std::shared_ptr<const cache::Entry> compile_pass_kernel(const PassKernel& pk, int arch, bool verbose, std::size_t number) {
+  auto t0 = std::chrono::steady_clock::now();
+  bool compiled = false;
+  std::shared_ptr<const cache::Entry> e;
+  if (pk.program) {
+    e = pk.program->compile(pk.layout, arch, &compiled);
+  } else {
+    CompileOptions co;
+    co.arch = arch;
+    e = compile_through_cache(pk.source, pk.name, co, &compiled);
+  }
+  if (verbose)
+    std::fprintf(stderr, "jitrun: kernel %zu: %s %.1f ms for %s\n", number, compiled ? "NVRTC" : "kernel cache",
+                 ms_since(t0), e->target.c_str());
+  return e;
+}
+
+void write_cubin(const cache::Entry& e, const std::string& path) {
+  if (path != "-") {
+    write_file(path, std::string_view(reinterpret_cast<const char*>(e.cubin.data()), e.cubin.size()));
+    return;
+  }
+  if (::isatty(STDOUT_FILENO) == 1)
+    fail(ErrorCode::Usage, "--emit cubin -o -: standard output is a terminal; redirect it to a file or a pipe");
+  if (std::fwrite(e.cubin.data(), 1, e.cubin.size(), stdout) != e.cubin.size() || std::fflush(stdout) != 0)
+    fail(ErrorCode::Data, "standard output: cannot write the cubin: {}", std::strerror(errno));
+}
+
 // --emit for a program with reductions: every kernel its plan runs on a GPU
 // (api/reduce_call.hpp's reduction_kernels, the planning code of the run
 // itself, for arrays in fresh device memory), in the order they run, each
@@ -330,9 +390,8 @@ int emit_reductions(const Options& opt, const std::shared_ptr<const Program>& pr
   for (const Input& in : inputs) {
     shapes.push_back(in.view.shape);
     host_value.push_back(in.weak || (in.view.shape.ndim == 0 && !in.raw));
-    ArrayView v = in.view;
-    if (!host_value.back()) v.device = Device::cuda(0);
-    views.push_back(v);
+    views.push_back(in.view);
+    if (!host_value.back()) views.back().device = Device::cuda(0);
   }
   GpuOptions go;
   go.kernel_name = "jitrun";
@@ -353,38 +412,18 @@ int emit_reductions(const Options& opt, const std::shared_ptr<const Program>& pr
            "one; give -o PATH for one file per kernel (PATH with .1, .2, ... before its extension), or use --emit ptx",
            kernels.size());
   }
-  // The passes, numbered as plan::describe numbers them (jitrun -v).
-  std::vector<std::string> passes;
-  {
-    const std::string d = plan::describe(*program, plan::plan_reductions(*program, shapes));
-    for (std::size_t at = 0; at < d.size();) {
-      std::size_t nl = d.find('\n', at);
-      passes.push_back(d.substr(at, nl - at));
-      at = nl == std::string::npos ? d.size() : nl + 1;
-    }
-  }
+  const std::vector<std::string> passes = pass_lines(*program, shapes);
   auto pass_text = [&](int pass) {
-    if (pass == 0) return std::string("passes 1-") + std::to_string(passes.size()) + " in one kernel (rows normalised in one pass)";
-    return passes[static_cast<std::size_t>(pass - 1)];
+    return pass == 0 ? "passes 1-" + std::to_string(passes.size()) + " in one kernel (rows normalised in one pass)"
+                     : passes[static_cast<std::size_t>(pass - 1)];
   };
-  std::string head = fmt::format("// cujit: `{}` runs {} kernel{} on a GPU, in this order (jitrun -v prints the plan):\n",
-                                 program->ast.source, kernels.size(), kernels.size() == 1 ? "" : "s");
-  for (std::size_t p = 1; p <= passes.size(); ++p) {
-    std::string ks;
-    for (std::size_t k = 0; k < kernels.size(); ++k)
-      if (kernels[k]->pass == static_cast<int>(p) || kernels[k]->pass == 0) ks += (ks.empty() ? "" : ", ") + std::to_string(k + 1);
-    std::string why;
-    for (const PassKernel& n : all)
-      if (!n.note.empty() && n.pass == static_cast<int>(p)) why = n.note;
-    if (ks.empty() && why.empty()) why = "no kernel of its own: the reduction it reads writes its output";
-    head += "//   " + passes[p - 1] + "  [" + (ks.empty() ? "" : "kernel " + ks + (why.empty() ? "" : "; ")) + why + "]\n";
-  }
-  if (opt.emit != "cubin") std::fputs(head.c_str(), stdout);
+  if (opt.emit != "cubin") std::fputs(emit_head(*program, passes, all, kernels).c_str(), stdout);
   // A compile of every kernel records the program's whole entry (CUJIT_RECORD).
   RecordGroup group([&] { return reduction_recipe(g, views.data(), arch); });
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const PassKernel& pk = *kernels[k];
-    const std::string kind = pk.program ? pk.role + ", layout " + pk.layout.key_string() : pk.role + ", " + pk.name + " (" + pk.what + ")";
+    const std::string kind =
+        pk.program ? pk.role + ", layout " + pk.layout.key_string() : pk.role + ", " + pk.name + " (" + pk.what + ")";
     const std::string header = fmt::format("\n// ---- kernel {} of {}: {}\n// {}\n// reads {}; writes {}\n", k + 1,
                                            kernels.size(), pass_text(pk.pass), kind, pk.reads, pk.writes);
     if (opt.emit == "source") {
@@ -392,33 +431,14 @@ int emit_reductions(const Options& opt, const std::shared_ptr<const Program>& pr
       std::fputs((pk.program ? pk.program->source(pk.layout) : pk.source).c_str(), stdout);
       continue;
     }
-    auto t1 = std::chrono::steady_clock::now();
-    bool compiled = false;
-    std::shared_ptr<const cache::Entry> e;
-    if (pk.program) {
-      e = pk.program->compile(pk.layout, arch, &compiled);
-    } else {
-      CompileOptions co;
-      co.arch = arch;
-      e = compile_through_cache(pk.source, pk.name, co, &compiled);
-    }
-    if (opt.verbose)
-      std::fprintf(stderr, "jitrun: kernel %zu: %s %.1f ms for %s\n", k + 1, compiled ? "NVRTC" : "kernel cache",
-                   ms_since(t1), e->target.c_str());
+    const std::shared_ptr<const cache::Entry> e = compile_pass_kernel(pk, arch, opt.verbose, k + 1);
     if (opt.emit == "ptx") {
       std::fputs(header.c_str(), stdout);
       std::fputs(e->ptx.c_str(), stdout);
       continue;
     }
-    const std::string path = opt.outputs[0] == "-" || kernels.size() == 1 ? opt.outputs[0] : numbered(opt.outputs[0], k + 1);
-    if (path == "-") {
-      if (::isatty(STDOUT_FILENO) == 1)
-        fail(ErrorCode::Usage, "--emit cubin -o -: standard output is a terminal; redirect it to a file or a pipe");
-      if (std::fwrite(e->cubin.data(), 1, e->cubin.size(), stdout) != e->cubin.size() || std::fflush(stdout) != 0)
-        fail(ErrorCode::Data, "standard output: cannot write the cubin: {}", std::strerror(errno));
-    } else {
-      write_file(path, std::string_view(reinterpret_cast<const char*>(e->cubin.data()), e->cubin.size()));
-    }
+    const std::string path = kernels.size() == 1 ? opt.outputs[0] : numbered(opt.outputs[0], k + 1);
+    write_cubin(*e, path);
     std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s (kernel %zu of %zu: %s)\n", e->cubin.size(),
                  e->target.c_str(), path == "-" ? "standard output" : path.c_str(), k + 1, kernels.size(),
                  pass_text(pk.pass).c_str());
