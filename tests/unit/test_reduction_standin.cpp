@@ -52,8 +52,9 @@ shapes = [{ x = [8, 30, 40], y = [8, 30, 40] }, { x = [3, 1000, 5], y = [1] }]
 
 [[kernel]]
 program = "z = (x - mean(x, axis=-1, keepdims=true)) / std(x, axis=-1, keepdims=true)"
-inputs = ["x=float64"]
-shapes = [{ x = [64, 500] }, { x = [2, 100000] }]
+inputs = ["x=T"]
+types = { T = ["float64", "float32"] }
+shapes = [{ x = [64, 500] }, { x = [2, 100000] }, { x = [16, 1024] }]
 
 [[kernel]]
 program = "k = argmax(x, axis=1); v = var(x, axis=0, ddof=1); q = nanmax(x); p = prod(x > 0.5)"
@@ -91,7 +92,9 @@ shapes = [{ x = [256, 1000] }]
       INFO(dtype_name(t) << " " << to_string(xs));
       evaluate(programs[0], {{"x", zeros(t, xs)}, {"y", zeros(t, ys)}, {"a", Arg::typed(t, 2.0)}, {"b", 0.5}});
     }
-  for (const Shape& s : {Shape{64, 500}, Shape{2, 100000}}) evaluate(programs[1], {{"x", zeros(DType::Float64, s)}});
+  // Rows of 1024 float32 fill the kernel's registers exactly (no lane past the row's end).
+  for (DType t : {DType::Float64, DType::Float32})
+    for (const Shape& s : {Shape{64, 500}, Shape{2, 100000}, Shape{16, 1024}}) evaluate(programs[1], {{"x", zeros(t, s)}});
   evaluate(programs[2], {{"x", zeros(DType::Float32, Shape{100, 7})}});
   evaluate(programs[3], {{"x", zeros(DType::Int32, Shape{50, 64})}});
   evaluate(programs[4], {{"x", zeros(DType::Complex64, Shape{300})}, {"r", zeros(DType::Complex64, Shape{7})}});
