@@ -211,6 +211,13 @@ TEST_CASE("precompile: reduction entries' errors", "[deploy][manifest]") {
                          "shapes = [{ x = [10], a = [1] }]\n") ==
         "r.toml:4:11: kernel 'cujit_kernel': 'shapes': 'a' is passed as a scalar (a weak one), so it takes no shape; "
         "leave it out");
+  const std::string ek = "[[kernel]]\nname = \"k\"\nin_params = \"T x, T a\"\nout_params = \"T m\"\n"
+                         "operation = \"m = max(x*a, axis=0)\"\ntypes = { T = [\"float32\"] }\n";
+  CHECK(precompile_error(ek + "shapes = [{ x = [10, 3], z = [3] }]\n") ==
+        "r.toml:7:11: kernel 'k': 'shapes': 'z' is not an input of the kernel");
+  CHECK(precompile_error(ek + "shapes = [{ x = [10, 3], a = \"scalar\" }]\n") ==
+        "r.toml:7:11: kernel 'k': 'shapes': 'a' is \"scalar\", but the kernel is given it as an array; declare its kind "
+        "in scalars (e.g. scalars = { a = \"float32\" }) or give its shape");
   auto parse_error = [](const std::string& text) {
     try {
       parse_manifest(text, "m.toml");
