@@ -28,3 +28,9 @@ set_tests_properties(pool_standin PROPERTIES TIMEOUT 120
   ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake_driver;CUJIT_FAKE_CUDA=pool;CUJIT_CACHE=0")
 set_tests_properties(pool_off_standin PROPERTIES TIMEOUT 120
   ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake_driver;CUJIT_FAKE_CUDA=pool;CUJIT_POOL=0;CUJIT_CACHE=0")
+# Programs with reductions on the same stand-in device: the GPU back end's
+# real passes find every kernel a precompiled manifest with their shapes put
+# in the cache (tests/unit/test_reduction_standin.cpp).
+add_test(NAME reduce_standin COMMAND cujit_tests "[fake_reduce]")
+set_tests_properties(reduce_standin PROPERTIES TIMEOUT 300
+  ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake_driver;CUJIT_FAKE_CUDA=pool;CUJIT_CACHE=0")

@@ -7,7 +7,9 @@
 #include <set>
 #include <sstream>
 
+#include "core/array.hpp"
 #include "core/fail.hpp"
+#include "cujit/array.hpp"
 
 #ifdef CUJIT_HAVE_TOMLPLUSPLUS
 // toml++ 3.3 (Debian 12) asserts on some malformed input before reporting it
@@ -56,7 +58,7 @@ namespace {
 
 constexpr const char* kFields =
     "name, in_params, out_params, operation, raw_cuda, preamble, scalars, program, inputs, outputs, types, "
-    "layouts, index, ndim, fast_math, nvrtc_options, arch";
+    "layouts, index, ndim, fast_math, nvrtc_options, arch, shapes";
 
 struct Reader {
   std::string file;
@@ -126,6 +128,49 @@ struct Reader {
     return *t;
   }
 
+  // shapes = [{ x = [1000, 4], a = "scalar" }, ...]: one table per call's
+  // shapes (a single table is taken as a list of one).
+  void shapes(const toml::node& n, ManifestKernel& k) const {
+    const char* example = "[{ x = [1000, 4] }]";
+    std::vector<const toml::node*> sets;
+    if (n.is_table()) sets.push_back(&n);
+    else if (n.is_array())
+      for (const toml::node& e : *n.as_array()) sets.push_back(&e);
+    else
+      error(n.source(), &k, "shapes", "expected an array of tables such as {}, got {}", example, type_name(n));
+    if (sets.empty()) error(n.source(), &k, "shapes", "give at least one table of input shapes, e.g. {}", example);
+    for (const toml::node* e : sets) {
+      if (!e->is_table())
+        error(e->source(), &k, "shapes", "expected an array of tables such as {}, but an element is {}", example,
+              type_name(*e));
+      ManifestKernel::ShapeSet set;
+      set.pos = pos(e->source());
+      for (auto&& [name, v] : *e->as_table()) {
+        const std::string field = "shapes." + std::string(name.str());
+        if (v.is_string() && v.as_string()->get() == "scalar") {
+          set.inputs.emplace_back(std::string(name.str()), std::nullopt);
+          continue;
+        }
+        if (!v.is_array())
+          error(v.source(), &k, field, "expected the input's shape, e.g. [1000, 4] ([] for 0-d), or \"scalar\" for a "
+                "0-d value passed from the host, got {}", type_name(v));
+        std::vector<std::int64_t> extents;
+        for (const toml::node& x : *v.as_array()) {
+          if (!x.is_integer() || x.as_integer()->get() < 0)
+            error(x.source(), &k, field, "an extent is a whole number from 0, e.g. [1000, 4]");
+          extents.push_back(x.as_integer()->get());
+        }
+        if (extents.size() > static_cast<std::size_t>(kMaxDims))
+          error(v.source(), &k, field, "{} dimensions; cujit's arrays have at most {}", extents.size(), kMaxDims);
+        Shape shape;
+        for (std::int64_t e : extents) shape[shape.ndim++] = e;
+        if (checked_size(shape) < 0) error(v.source(), &k, field, "the shape has more elements than fit in 64 bits");
+        set.inputs.emplace_back(std::string(name.str()), std::move(extents));
+      }
+      k.shapes.push_back(std::move(set));
+    }
+  }
+
   // The two forms, and the fields that belong to one of them only; the
   // defaults that depend on the form; the dtypes of inputs and outputs.
   void check_form(const toml::table& t, ManifestKernel& k) const {
@@ -157,6 +202,16 @@ struct Reader {
       if (!known(in.dtype))
         error(t.get("inputs")->source(), &k, "inputs", "'{}={}': '{}' is neither a dtype nor a placeholder of 'types'",
               in.name, in.dtype, in.dtype);
+    if (!k.elementwise)
+      for (const ManifestKernel::ShapeSet& set : k.shapes)
+        for (const auto& [name, ext] : set.inputs) {
+          bool found = false;
+          std::string all;
+          for (const auto& in : k.inputs) found = found || in.name == name, all += (all.empty() ? "" : ", ") + in.name;
+          if (!found)
+            error(t.get("shapes")->source(), &k, "shapes", "'{}' is not an input of the program (its inputs: {})", name,
+                  all.empty() ? "none" : all);
+        }
     for (const auto& [name, d] : k.outputs)
       if (!known(d))
         error(t.get("outputs")->source(), &k, "outputs", "'{}={}': '{}' is neither a dtype nor a placeholder of 'types'",
@@ -266,6 +321,8 @@ struct Reader {
         if (!node.is_integer() || node.as_integer()->get() < 1 || node.as_integer()->get() > 8)
           error(s, &k, f, "expected an integer from 1 to 8 (dimensions of strided layouts)");
         k.ndim = static_cast<int>(node.as_integer()->get());
+      } else if (f == "shapes") {
+        shapes(node, k);
       } else if (f == "arch") {
         for (auto& [a, src] : strings(node, k, f)) {
           std::string digits = a.rfind("sm_", 0) == 0 ? a.substr(3) : a;

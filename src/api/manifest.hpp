@@ -18,6 +18,7 @@
 // Reading checks every field's type and value; errors are ErrorCode::Data
 // and start with "FILE:LINE:COLUMN: " of the offending value.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -65,6 +66,14 @@ struct ManifestKernel {
   bool fast_math = false;
   std::vector<std::string> nvrtc_options;
   std::vector<int> archs;                                         // default targets (empty: none)
+  // A program with reductions: the input shapes it is compiled for, one set
+  // per call's shapes (its kernels depend on the shapes' classes). Per set,
+  // input -> its extents, or nullopt: "scalar", a 0-d value from the host.
+  struct ShapeSet {
+    ManifestPos pos;
+    std::vector<std::pair<std::string, std::optional<std::vector<std::int64_t>>>> inputs;
+  };
+  std::vector<ShapeSet> shapes;
   std::map<std::string, ManifestPos> where;                       // field -> position, for later errors
 
   // "m.toml:7:1: kernel 'axpy'": how errors found later start.

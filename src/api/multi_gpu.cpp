@@ -122,6 +122,15 @@ Job prepare(const char* who, std::string_view source, const std::vector<NamedArg
            "run it on one device (evaluate(), jitrun --device N)",
            who, v.name);
 
+  // Each slice would reduce its own rows only; combining the partials
+  // (sums, arg indices with the slice's offset, Welford states) is not here yet.
+  if (p.has_reductions)
+    fail(ErrorCode::Usage,
+         "{}: the program has reductions (sum, mean, max, ...), whose partial results a run split over GPUs does not "
+         "combine yet; run it on one GPU (evaluate() with device arrays, jitrun --device N), or split only its "
+         "elementwise part and reduce the gathered outputs on one GPU",
+         who);
+
   // Position-dependent programs run whole on the first device: a slice's
   // `i` would restart at 0, and an indexed input may be read anywhere.
   job.split = !p.uses_index && !any_raw;

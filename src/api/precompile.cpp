@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -14,7 +15,11 @@
 #include "core/driver.hpp"
 #include "core/fail.hpp"
 #include "gpu/launch.hpp"
+#include "plan/shapes.hpp"
 #include "api/manifest.hpp"
+#include "api/reduce_call.hpp"
+#include "cache/record.hpp"
+#include "gpu/compile.hpp"
 
 namespace cujit {
 
@@ -172,13 +177,21 @@ PrecompileReport run_precompile(const std::vector<PrecompileJob>& jobs, const Pr
       const PrecompileJob& j = jobs[k];
       PrecompileItem item;
       item.kernel = j.kernel;
-      item.layout = j.layout.key_string();
+      item.layout = j.gpu ? j.layout.key_string() : j.what;
       item.target = "sm_" + std::to_string(j.arch);
       auto t0 = std::chrono::steady_clock::now();
       std::exception_ptr err;
       bool compiled = false;
       try {
-        j.gpu->compile(j.layout, j.arch, &compiled);
+        std::optional<RecordGroup> group;
+        if (!j.group.empty()) group.emplace([&j] { return j.group; });
+        if (j.gpu) {
+          j.gpu->compile(j.layout, j.arch, &compiled);
+        } else {
+          CompileOptions co;
+          co.arch = j.arch;
+          compile_through_cache(j.source, j.name, co, &compiled);
+        }
       } catch (const std::exception& e) {
         err = std::current_exception();
         item.error = fmt::format("{}{} {} {}: {}", j.where, j.kernel, item.layout, item.target, e.what());
@@ -293,6 +306,114 @@ const GpuProgram& instantiate(ManifestRun& run, const ManifestKernel& k, const s
   return *run.programs.back();
 }
 
+std::string shapes_text(const Program& p, const std::vector<Shape>& shapes, const std::vector<bool>& host_value) {
+  std::string s;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    if (p.inputs[k].weak) continue;
+    s += (s.empty() ? "" : ", ") + p.inputs[k].name + "=" + (host_value[k] ? std::string("scalar") : to_string(shapes[k]));
+  }
+  return "{" + s + "}";
+}
+
+// The jobs of a program with reductions: for each set of shapes, every kernel
+// its passes compile (reduction_kernels: the planning code of a call, for
+// inputs of those shapes in fresh device memory) for each target.
+void reduction_jobs(ManifestRun& run, const ManifestKernel& k, const GpuProgram& g, const std::vector<bool>& host_value,
+                    const std::vector<int>& archs, const std::string& label, std::set<std::string>& seen) {
+  const Program& p = g.program();
+  if (k.shapes.empty())
+    fail(ErrorCode::Data, "{}: kernel '{}': a program with reductions is compiled for the input shapes it will be "
+         "called with (its kernels depend on them): add shapes = [{{ {} = [1000] }}], one table per call's shapes",
+         k.pos_of(k.elementwise ? "operation" : "program").text(), k.name,
+         p.inputs.empty() ? std::string("x") : p.inputs[0].name);
+  for (const char* f : {"layouts", "index", "ndim"})
+    if (k.where.count(f))
+      fail(ErrorCode::Data, "{}: kernel '{}': '{}': a program with reductions is planned from its shapes (contiguous "
+           "arrays of those shapes), not from layouts; leave layouts, index and ndim out", k.pos_of(f).text(), k.name, f);
+  for (std::size_t n = 0; n < k.shapes.size(); ++n) {
+    const ManifestKernel::ShapeSet& set = k.shapes[n];
+    const std::string where = fmt::format("{}: kernel '{}': 'shapes'", set.pos.text(), k.name);
+    std::vector<Shape> shapes(p.inputs.size());
+    std::vector<bool> hv = host_value;
+    for (const auto& [name, ext] : set.inputs) {
+      std::size_t i = 0;
+      while (i < p.inputs.size() && p.inputs[i].name != name) ++i;
+      if (i == p.inputs.size()) fail(ErrorCode::Data, "{}: '{}' is not an input of the kernel", where, name);
+      const Param& q = p.inputs[i];
+      if ((q.weak || host_value[i]) && ext)
+        fail(ErrorCode::Data, "{}: '{}' is passed as a scalar ({}), so it takes no shape; leave it out", where, name,
+             q.weak ? "a weak one" : k.elementwise ? "scalars" : ":scalar");
+      if (!ext && k.elementwise && !q.weak && !host_value[i])
+        fail(ErrorCode::Data, "{}: '{}' is \"scalar\", but the kernel is given it as an array; declare its kind in "
+             "scalars (e.g. scalars = {{ {} = \"{}\" }}) or give its shape", where, name, name, dtype_name(q.dtype));
+      if (!ext) hv[i] = true;
+      else
+        for (std::int64_t e : *ext) shapes[i][shapes[i].ndim++] = e;
+    }
+    std::vector<ArrayView> views(p.inputs.size());
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+      const Param& q = p.inputs[i];
+      bool given = false;
+      for (const auto& in : set.inputs) given = given || in.first == q.name;
+      if (!given && !q.weak && !hv[i])
+        fail(ErrorCode::Data, "{}: no shape for input '{}' (an array): add {} = [1000] (its extents), or {} = \"scalar\""
+             " for a 0-d value passed from the host", where, q.name, q.name, q.name);
+      views[i].dtype = q.dtype;
+      views[i].shape = hv[i] || q.weak ? Shape{} : shapes[i];
+      views[i].device = hv[i] || q.weak ? Device::cpu() : Device::cuda(0);
+    }
+    const std::string text = label + shapes_text(p, shapes, hv);
+    std::vector<PassKernel> kernels;
+    try {
+      kernels = reduction_kernels(g, shapes, hv);
+      // An ElementwiseKernel called with its outputs allocated gives the call
+      // the inputs' broadcast shape (ReductionKernel and given outputs give
+      // none): those calls plan their epilogues for it. A program whose
+      // outputs have different shapes cannot be called so, and has none.
+      if (k.elementwise) {
+        const Shape all = broadcast_shape(p, views.data());
+        std::vector<PassKernel> allocated;
+        try {
+          allocated = reduction_kernels(g, shapes, hv, &all);
+        } catch (const Error& e) {
+          if (e.code() != ErrorCode::Usage) throw;
+        }
+        for (PassKernel& pk : allocated) kernels.push_back(std::move(pk));
+      }
+    } catch (const Error& e) {
+      fail(e.code(), "{}: {}: {}", where, shapes_text(p, shapes, hv), e.what());
+    }
+    // Each kernel once (two passes, or both calls above, may share one).
+    std::vector<std::pair<const PassKernel*, std::string>> unique;
+    std::set<std::string> ids;
+    for (const PassKernel& pk : kernels) {
+      if (!pk.note.empty()) continue;
+      std::string id = pk.program ? fmt::format("{}|{}", static_cast<const void*>(pk.program), pk.layout.key_string())
+                                  : pk.name + "|" + pk.source;
+      if (ids.insert(id).second) unique.emplace_back(&pk, std::move(id));
+    }
+    for (int arch : archs) {
+      const std::string entry = reduction_recipe(g, views.data(), arch);
+      for (std::size_t n = 0; n < unique.size(); ++n) {
+        const PassKernel& pk = *unique[n].first;
+        PrecompileJob j;
+        j.arch = arch;
+        j.kernel = fmt::format("{} kernel {}/{}", text, n + 1, unique.size());
+        j.where = set.pos.text() + ": ";
+        j.group = entry;
+        j.gpu = pk.program;
+        j.layout = pk.layout;
+        if (!pk.program) {
+          j.name = pk.name;
+          j.what = pk.what;
+          j.source = pk.source;
+        }
+        if (seen.insert(unique[n].second + "@" + std::to_string(arch)).second) run.jobs.push_back(std::move(j));
+      }
+    }
+  }
+}
+
 PrecompileReport precompile_parsed(const Manifest& m, const PrecompileOptions& options) {
   ManifestRun run;
   std::set<std::string> seen;  // source-independent: the same kernel twice in a manifest compiles once
@@ -309,6 +430,14 @@ PrecompileReport precompile_parsed(const Manifest& m, const PrecompileOptions& o
       try {
         std::vector<bool> host_value;
         const GpuProgram& g = instantiate(run, k, b, host_value);
+        if (g.program().has_reductions) {
+          reduction_jobs(run, k, g, host_value, archs, label, seen);
+          continue;
+        }
+        if (!k.shapes.empty())
+          fail(ErrorCode::Data, "{}: kernel '{}': 'shapes': the program has no reductions: its kernels are planned "
+               "from layouts (contiguous, strided, broadcast), not shapes; leave shapes out", k.pos_of("shapes").text(),
+               k.name);
         for (const ManifestLayout& l : k.layouts) {
           bool exact = l.name.find('|') != std::string::npos;
           for (int bits : exact ? std::vector<int>{0} : k.index) {

@@ -31,11 +31,17 @@ KernelLayout layout_for(const GpuProgram& g, const std::vector<bool>& host_value
 
 // One kernel to compile. `gpu` must outlive run_precompile.
 struct PrecompileJob {
-  const GpuProgram* gpu = nullptr;
+  const GpuProgram* gpu = nullptr;  // an elementwise kernel: its program and layout
   KernelLayout layout;
   int arch = 0;
   std::string kernel;  // for messages: "axpy[T=float32]"
   std::string where;   // prefix of error messages ("m.toml:3:1: "), may be empty
+  // A reduction kernel (gpu null): its symbol, shape of code (shown as the
+  // layout) and source, compiled as ReduceKernels compiles it.
+  std::string name, what, source;
+  // A pass of a program with reductions: the program's whole manifest entry,
+  // which its kernels carry (cache/record.hpp's RecordGroup).
+  std::string group;
 };
 
 // Runs the jobs on options.jobs threads; `failures` (already failed while

@@ -11,9 +11,11 @@
 
 #include "core/array.hpp"
 #include "core/driver.hpp"
+#include "cache/record.hpp"
 #include "core/fail.hpp"
 #include "cpu/reduce.hpp"
 #include "gpu/codegen.hpp"
+#include "gpu/compile.hpp"
 #include "gpu/reduce_launch.hpp"
 #include "plan/reduce_plan.hpp"
 #include "plan/shapes.hpp"
@@ -133,10 +135,63 @@ std::string list_key(const char* what, const std::vector<int>& a, const std::vec
   return s;
 }
 
+// What a buffer the passes make is for (PlanEffects names it in --emit's headers).
+struct Buf {
+  enum Kind { Output, Result, Map } kind;
+  int index;  // Program::outputs slot, or the step
+};
+
+// What the passes do to the device, apart from the planning: a call does it
+// (RunEffects); precompiling and jitrun --emit only note the kernels it would
+// compile (PlanEffects), so both follow the one planning code, GpuReductions.
+class Effects {
+ public:
+  virtual ~Effects() = default;
+  // The plan's pass the next effects belong to (plan::describe's numbers); 0: all of them.
+  int pass = 0;
+  // A new array on the call's device, kept by `owner`.
+  virtual ArrayView empty(DType t, const Shape& s, Array& owner, Buf what) = 0;
+  virtual void reduce(const ReduceSpec& spec, const ReduceShape& shape, const CUdeviceptr* in, CUdeviceptr out) = 0;
+  virtual void normalize_rows(const RowNormSpec& spec, long long rows, long long len, const CUdeviceptr* in,
+                              CUdeviceptr out) = 0;
+  virtual void copy(const ArrayView& dst, const ArrayView& src) = 0;
+  virtual std::vector<Array> call(Call& d, const CallHooks& hooks) = 0;
+  // Step `st` reduced by the CPU evaluator's loops from `map` into `out`.
+  virtual void reduce_on_host(const ArrayView& map, const plan::ReduceStep& st, const ArrayView& out) = 0;
+};
+
+class RunEffects final : public Effects {
+ public:
+  RunEffects(const Call& c, RunCall run_call) : c_(c), run_call_(run_call) {}
+  ArrayView empty(DType t, const Shape& s, Array& owner, Buf) override {
+    owner = Array::empty(t, s, c_.where);
+    return owner.view();
+  }
+  void reduce(const ReduceSpec& spec, const ReduceShape& shape, const CUdeviceptr* in, CUdeviceptr out) override {
+    kernels().launch(c_.where.id, spec, shape, in, out, workspace(c_.where.id, c_.stream), c_.stream);
+  }
+  void normalize_rows(const RowNormSpec& spec, long long rows, long long len, const CUdeviceptr* in,
+                      CUdeviceptr out) override {
+    kernels().normalize_rows(c_.where.id, spec, rows, len, in, out, c_.stream);
+  }
+  void copy(const ArrayView& dst, const ArrayView& src) override { copy_on_device(dst, src, c_.stream); }
+  std::vector<Array> call(Call& d, const CallHooks& hooks) override { return run_call_(d, hooks); }
+  void reduce_on_host(const ArrayView& map, const plan::ReduceStep& st, const ArrayView& out) override {
+    synchronize(c_.where.id, c_.stream);
+    const Array host = Array::copy_of(map, Device::cpu());
+    const HostArray r = reduce_host(host.view(), st);
+    copy_into(out, r.view());
+  }
+
+ private:
+  const Call& c_;
+  RunCall run_call_;
+};
+
 class GpuReductions {
  public:
-  GpuReductions(Call& c, const CallHooks& hooks, RunCall run_call)
-      : c_(c), p_(c.program.program()), hooks_(hooks), run_call_(run_call) {
+  GpuReductions(Call& c, const CallHooks& hooks, Effects& fx)
+      : c_(c), p_(c.program.program()), hooks_(hooks), fx_(fx) {
     std::vector<Shape> shapes;
     for (std::size_t k = 0; k < p_.inputs.size(); ++k) shapes.push_back(c.inputs[k].shape);
     plan_ = plan::plan_reductions(p_, shapes);
@@ -149,11 +204,16 @@ class GpuReductions {
     made_.resize(p_.outputs.size());
     if (normalize_rows()) return std::move(made_);
     const std::vector<int> direct = direct_outputs();
-    for (std::size_t k = 0; k < plan_.reductions.size(); ++k) results_.push_back(reduce(static_cast<int>(k), direct[k]));
+    for (std::size_t k = 0; k < plan_.reductions.size(); ++k) {
+      fx_.pass = static_cast<int>(k) + 1;
+      results_.push_back(reduce(static_cast<int>(k), direct[k]));
+    }
     for (std::size_t g = 0; g < plan_.elementwise.size(); ++g)
       if (std::find(direct.begin(), direct.end(), plan_.elementwise[g].outputs[0]) == direct.end() ||
-          plan_.elementwise[g].outputs.size() != 1)
+          plan_.elementwise[g].outputs.size() != 1) {
+        fx_.pass = static_cast<int>(plan_.reductions.size() + g) + 1;
         elementwise(static_cast<int>(g));
+      }
     bool any = false;
     for (const Array& a : made_) any = any || a.view().data || a.size() == 0;
     if (!any) made_.clear();
@@ -167,6 +227,7 @@ class GpuReductions {
     for (const plan::ElementwiseStep& es : plan_.elementwise) n = std::max(n, es.shape.size());
     return n;
   }
+  std::size_t reductions() const { return plan_.reductions.size(); }
   std::string passes() const {
     if (one_pass_) return "rows normalised in one pass";
     return std::to_string(plan_.reductions.size()) + " reduction + " + std::to_string(plan_.elementwise.size()) +
@@ -266,9 +327,10 @@ class GpuReductions {
     spec.epilogue = std::move(epi);
     spec.helpers = std::move(f.helpers);
     spec.ddof = static_cast<int>(ddof);
-    ArrayView out = c_.given[o] ? c_.outputs[o] : (made_[o] = Array::empty(y.dtype, es.shape, c_.where)).view();
+    ArrayView out = c_.given[o] ? c_.outputs[o] : fx_.empty(y.dtype, es.shape, made_[o], {Buf::Output, es.outputs[0]});
     const CUdeviceptr in = reinterpret_cast<CUdeviceptr>(x.data);
-    kernels().normalize_rows(c_.where.id, spec, rows, len, &in, reinterpret_cast<CUdeviceptr>(out.data), c_.stream);
+    fx_.pass = 0;
+    fx_.normalize_rows(spec, rows, len, &in, reinterpret_cast<CUdeviceptr>(out.data));
     one_pass_ = true;
     return true;
   }
@@ -279,8 +341,7 @@ class GpuReductions {
     const auto u = static_cast<std::size_t>(o);
     if (o >= 0 && c_.given[u]) return c_.outputs[u];
     Array& a = o >= 0 ? made_[u] : owned_.emplace_back();
-    a = Array::empty(st.out, st.out_shape, c_.where);
-    return a.view();
+    return fx_.empty(st.out, st.out_shape, a, o >= 0 ? Buf{Buf::Output, o} : Buf{Buf::Result, plan_.step_of(st.call)});
   }
 
   // A derived program's call: the caller's operands, the results it reads.
@@ -310,15 +371,13 @@ class GpuReductions {
     }
     ArrayView out;
     if (g.order.empty()) {
-      tmp = Array::empty(st.in, st.map_shape, c_.where);
-      out = tmp.view();
+      out = fx_.empty(st.in, st.map_shape, tmp, {Buf::Map, k});
     } else {  // written transposed: kept axes first
       Shape ps;
       ps.ndim = st.map_shape.ndim;
       for (int i = 0; i < ps.ndim; ++i) ps[i] = st.map_shape[g.order[static_cast<std::size_t>(i)]];
-      tmp = Array::empty(st.in, ps, c_.where);
+      out = fx_.empty(st.in, ps, tmp, {Buf::Map, k});
       const Shape pst = ArrayView::contiguous_strides(ps, st.in);
-      out = tmp.view();
       out.shape = st.map_shape;
       for (int i = 0; i < ps.ndim; ++i) out.strides[g.order[static_cast<std::size_t>(i)]] = pst[i];
     }
@@ -326,7 +385,7 @@ class GpuReductions {
     if (m.kind == Expr::Name && m.sym == Sym::Input && !p_.inputs[static_cast<std::size_t>(m.slot)].weak) {
       const ArrayView& v = c_.inputs[static_cast<std::size_t>(m.slot)];
       if (v.dtype == st.in && v.device == c_.where && v.shape == st.map_shape) {
-        copy_on_device(out, v, c_.stream);
+        fx_.copy(out, v);
         return out;
       }
     }
@@ -336,7 +395,7 @@ class GpuReductions {
     d.outputs[0] = out;
     d.given[0] = true;
     d.shape = &st.map_shape;
-    run_call_(d, {});
+    fx_.call(d, {});
     return out;
   }
 
@@ -357,8 +416,8 @@ class GpuReductions {
       ins.push_back({"v_" + p_.inputs[static_cast<std::size_t>(k)].name, v.dtype});
     }
     out = result_array(st, o);
-    kernels().launch(c_.where.id, kernel_spec(st, std::move(ins), std::move(f.expr), std::move(f.helpers)), g.shape,
-                     ptrs, reinterpret_cast<CUdeviceptr>(out.data), workspace(c_.where.id, c_.stream), c_.stream);
+    fx_.reduce(kernel_spec(st, std::move(ins), std::move(f.expr), std::move(f.helpers)), g.shape, ptrs,
+               reinterpret_cast<CUdeviceptr>(out.data));
     return true;
   }
 
@@ -372,17 +431,13 @@ class GpuReductions {
     const ArrayView map = map_of(k, g, tmp);
     if (!on_kernels(st)) {
       // Reduced on the host by the CPU evaluator's loops: the same results and errors.
-      synchronize(c_.where.id, c_.stream);
-      const Array host = Array::copy_of(map, Device::cpu());
-      const HostArray r = reduce_host(host.view(), st);
       out = result_array(st, o);
-      copy_into(out, r.view());
+      fx_.reduce_on_host(map, st, out);
       return out;
     }
     out = result_array(st, o);
     const CUdeviceptr in = reinterpret_cast<CUdeviceptr>(map.data);
-    kernels().launch(c_.where.id, kernel_spec(st, {{"x", st.in}}, "", ""), g.shape, &in,
-                     reinterpret_cast<CUdeviceptr>(out.data), workspace(c_.where.id, c_.stream), c_.stream);
+    fx_.reduce(kernel_spec(st, {{"x", st.in}}, "", ""), g.shape, &in, reinterpret_cast<CUdeviceptr>(out.data));
     // The temporary goes when the kernel is done with it: freed now, it could
     // be handed out again (and written) while the kernel still reads it.
     if (tmp.view().data) owned_.push_back(std::move(tmp));
@@ -404,7 +459,7 @@ class GpuReductions {
     d.shape = &shape;
     CallHooks h;
     h.wait = hooks_.wait;
-    std::vector<Array> part = run_call_(d, h);
+    std::vector<Array> part = fx_.call(d, h);
     for (std::size_t j = 0; j < part.size(); ++j)
       if (!d.given[j] && gp.program().outputs[j].input < 0)
         made_[static_cast<std::size_t>(es.outputs[j])] = std::move(part[j]);
@@ -429,7 +484,7 @@ class GpuReductions {
   Call& c_;
   const Program& p_;
   const CallHooks& hooks_;
-  RunCall run_call_;
+  Effects& fx_;
   plan::ReducePlan plan_;
   bool one_pass_ = false;
   std::vector<ArrayView> results_;  // per step, its result on the device
@@ -437,12 +492,187 @@ class GpuReductions {
   std::vector<Array> made_;         // per Program::outputs, those the call allocated
 };
 
+// The kernels the passes would compile, noted instead of run: buffers get
+// 256-byte aligned stand-in addresses (the pool's alignment), never touched.
+class PlanEffects final : public Effects {
+ public:
+  PlanEffects(const Program& p, std::vector<PassKernel>& out) : p_(p), out_(out) {}
+
+  ArrayView fresh(DType t, const Shape& s, Device where, std::string label) {
+    ArrayView v;
+    v.data = reinterpret_cast<void*>(next_);
+    v.dtype = t;
+    v.shape = s;
+    v.strides = ArrayView::contiguous_strides(s, t);
+    v.device = where;
+    next_ += (static_cast<std::uintptr_t>(s.size()) * dtype_size(t) + 511) & ~std::uintptr_t{255};
+    labels_[reinterpret_cast<std::uintptr_t>(v.data)] = std::move(label);
+    return v;
+  }
+  ArrayView empty(DType t, const Shape& s, Array&, Buf what) override {
+    const std::string step = std::to_string(what.index + 1);
+    return fresh(t, s, Device::cuda(0),
+                 what.kind == Buf::Output ? "output " + p_.outputs[static_cast<std::size_t>(what.index)].name
+                 : what.kind == Buf::Result ? "result of pass " + step
+                                            : "map of pass " + step + " (temporary)");
+  }
+  void reduce(const ReduceSpec& spec, const ReduceShape& shape, const CUdeviceptr* in, CUdeviceptr out) override {
+    ReduceKernels::Kernel k = ReduceKernels::kernel(spec, shape, in);
+    if (k.name.empty()) return;
+    PassKernel& pk = add(spec.map.empty() ? "reduction" : "reduction, map fused", labels(in, spec.inputs.size()),
+                         label(out));
+    pk.name = std::move(k.name);
+    pk.what = std::move(k.what);
+    pk.source = std::move(k.source);
+  }
+  void normalize_rows(const RowNormSpec& spec, long long rows, long long len, const CUdeviceptr* in,
+                      CUdeviceptr out) override {
+    ReduceKernels::Kernel k = ReduceKernels::kernel(spec, rows, len, in, out);
+    if (k.name.empty()) return;
+    PassKernel& pk = add("row normalisation", labels(in, spec.inputs.size()), label(out));
+    pk.name = std::move(k.name);
+    pk.what = std::move(k.what);
+    pk.source = std::move(k.source);
+  }
+  void copy(const ArrayView& dst, const ArrayView& src) override {
+    const GpuProgram& g = copy_program(src.dtype);
+    PassKernel& pk = add("copy", label(src), label(dst) + ", in the order [kept axes, reduced axes]");
+    pk.program = &g;
+    pk.layout = g.plan({operand(src)}, {operand(dst)});
+  }
+  // What run_call and the launcher do with a derived program's call (no
+  // reductions, operands on the device): outputs given, the input itself
+  // when updated in place (staged in a new array when the program can
+  // fail), else new arrays of the outputs' shape; then the one planning step.
+  std::vector<Array> call(Call& d, const CallHooks&) override {
+    const Program& p = d.program.program();
+    bool any_inout = false;
+    for (const Var& v : p.outputs) any_inout = any_inout || v.input >= 0;
+    Shape shape = output_shape(broadcast_shape(p, d.inputs.data()), d.shape);
+    if (!d.shape)
+      for (std::size_t o = 0; o < p.outputs.size(); ++o)
+        if (p.outputs[o].input < 0 && d.given[o]) shape = d.outputs[o].shape;
+    if (shape.size() == 0) return {};
+    std::vector<OperandView> iv, ov;
+    std::string reads, writes;
+    for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+      const ArrayView& v = d.inputs[k];
+      iv.push_back(operand(v));
+      if (p.inputs[k].weak || iv.back().host_value) continue;
+      reads += (reads.empty() ? "" : ", ") + label(v);
+    }
+    for (std::size_t o = 0; o < p.outputs.size(); ++o) {
+      const Var& y = p.outputs[o];
+      ArrayView v = y.input >= 0 && !(any_inout && p.can_fail) ? d.inputs[static_cast<std::size_t>(y.input)]
+                    : d.given[o]                              ? d.outputs[o]
+                                                              : fresh(y.dtype, shape, d.where, "output " + y.name);
+      ov.push_back(operand(v));
+      writes += (writes.empty() ? "" : ", ") + (y.input >= 0 ? "input " + y.name + " in place" : label(v));
+    }
+    PassKernel& pk = add(pass > static_cast<int>(reductions_) ? "elementwise" : "map", reads, writes);
+    pk.program = &d.program;
+    pk.layout = d.program.plan(iv, ov);
+    return {};
+  }
+  void reduce_on_host(const ArrayView& map, const plan::ReduceStep&, const ArrayView& out) override {
+    add("", label(map), label(out)).note =
+        "reduced on the host by the CPU evaluator's loops (complex values, NaN-ignoring min/max/arg/mean/var/std, "
+        "or no elements): its map is copied there, its result back";
+  }
+
+  std::size_t reductions_ = 0;
+
+ private:
+  static OperandView operand(const ArrayView& v) {
+    OperandView o;
+    o.dtype = v.dtype;
+    o.shape = v.shape;
+    o.strides = v.strides;
+    o.host_value = v.device.kind == Device::CPU;
+    o.address = o.host_value ? 0 : reinterpret_cast<std::uintptr_t>(v.data);
+    return o;
+  }
+  std::string label(CUdeviceptr a) const {
+    auto it = labels_.find(static_cast<std::uintptr_t>(a));
+    return it == labels_.end() ? "?" : it->second;
+  }
+  std::string label(const ArrayView& v) const { return label(reinterpret_cast<CUdeviceptr>(v.data)); }
+  std::string labels(const CUdeviceptr* in, std::size_t n) const {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + label(in[i]);
+    return s;
+  }
+  PassKernel& add(std::string role, std::string reads, std::string writes) {
+    PassKernel& k = out_.emplace_back();
+    k.pass = pass;
+    k.role = std::move(role);
+    k.reads = std::move(reads);
+    k.writes = std::move(writes);
+    return k;
+  }
+
+  const Program& p_;
+  std::vector<PassKernel>& out_;
+  std::uintptr_t next_ = std::uintptr_t{1} << 36;
+  std::map<std::uintptr_t, std::string> labels_;
+};
+
 }  // namespace
+
+std::vector<PassKernel> reduction_kernels(const GpuProgram& g, const std::vector<Shape>& shapes,
+                                          const std::vector<bool>& host_value, const Shape* shape) {
+  const Program& p = g.program();
+  if (!p.has_reductions) fail(ErrorCode::Internal, "reduction_kernels: the program has no reductions");
+  if (shapes.size() != p.inputs.size())
+    fail(ErrorCode::Internal, "reduction_kernels: {} shapes for {} inputs", shapes.size(), p.inputs.size());
+  std::vector<PassKernel> out;
+  PlanEffects fx(p, out);
+  Call c(g);
+  c.where = Device::cuda(0);
+  c.shape = shape;
+  c.move_inputs = false;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    const bool host = q.weak || (k < host_value.size() && host_value[k]);
+    c.inputs[k] = fx.fresh(q.dtype, host ? Shape{} : shapes[k], host ? Device::cpu() : c.where, "input " + q.name);
+  }
+  CallHooks hooks;
+  GpuReductions r(c, hooks, fx);
+  fx.reductions_ = r.reductions();
+  r.run();
+  return out;
+}
+
+std::string reduction_recipe(const GpuProgram& g, const ArrayView* inputs, int arch) {
+  const Program& p = g.program();
+  std::string shapes;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const Param& q = p.inputs[k];
+    if (q.weak) continue;
+    const ArrayView& v = inputs[k];
+    std::string s;
+    if (v.device.kind == Device::CPU && v.shape.ndim == 0) {
+      s = "\"scalar\"";
+    } else {
+      for (int d = 0; d < v.shape.ndim; ++d) s += (d ? ", " : "") + std::to_string(v.shape[d]);
+      s = "[" + s + "]";
+    }
+    shapes += (shapes.empty() ? "" : ", ") + q.name + " = " + s;
+  }
+  return "[[kernel]]\n" + g.recipe_fields() + "shapes = [{" + (shapes.empty() ? "" : " " + shapes + " ") +
+         "}]\narch = [\"sm_" + std::to_string(arch) + "\"]\n";
+}
 
 std::vector<Array> run_reductions_on_gpu(Call& c, const CallHooks& hooks, CallStats& st, RunCall run_call) {
   const auto t0 = std::chrono::steady_clock::now();
-  GpuReductions r(c, hooks, run_call);
-  std::vector<Array> made = r.run();
+  RunEffects fx(c, run_call);
+  GpuReductions r(c, hooks, fx);
+  std::vector<Array> made;
+  {
+    // Every kernel the passes compile carries (and records) the program's whole entry.
+    RecordGroup group([&] { return reduction_recipe(c.program, c.inputs.data(), cap_arch(device_info(c.where.id).arch())); });
+    made = r.run();
+  }
   // The temporaries go back to the pool in the legacy stream's order, which a
   // caller's own stream is not part of: its passes finish first.
   if (c.stream) synchronize(c.where.id, c.stream);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -124,6 +125,25 @@ void record_kernel(const std::string& entry) {
     left -= static_cast<std::size_t>(n);
   }
 }
+
+namespace {
+thread_local RecordGroup* t_group = nullptr;
+}  // namespace
+
+RecordGroup::RecordGroup(std::function<std::string()> entry) : make_(std::move(entry)), outer_(t_group) {
+  t_group = this;
+}
+RecordGroup::~RecordGroup() { t_group = outer_; }
+
+const std::string& RecordGroup::entry() {
+  if (!made_) {
+    entry_ = make_();
+    made_ = true;
+  }
+  return entry_;
+}
+
+std::string group_recipe(const std::string& own) { return t_group ? t_group->entry() : own; }
 
 std::string recipe_trailer(std::string_view recipe) {
   std::string out = "\n";

@@ -551,9 +551,10 @@ std::string params_text(const std::vector<ArgSlot>& sig) {
 // template's placeholders; the rest is the same for every layout.
 std::string generate_source(const Program& p, const KernelLayout& l, const std::string& kernel_name) {
   if (p.has_reductions)
-    fail(ErrorCode::Usage, "a program with reductions (sum, mean, max, ...) runs as several passes, not one "
-                           "elementwise kernel (jitrun -v shows them); --emit and precompiling take elementwise "
-                           "programs only so far: run it, and its kernels go to the kernel cache");
+    fail(ErrorCode::Usage, "a program with reductions (sum, mean, max, ...) runs as several kernels, one or more per "
+                           "pass, planned from its input shapes, not as one elementwise kernel: precompile it from a "
+                           "manifest entry with shapes = [{ x = [1000] }] (jitcache precompile), or see its kernels "
+                           "with jitrun --emit");
   check_source_names(p, kernel_name);
   validate_layout(p, l);
   BodyGen g(p);

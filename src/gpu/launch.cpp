@@ -500,7 +500,6 @@ void GpuProgram::launch(int device, const ArrayView* in, const ArrayView* out, C
 
 // ---------------------------------------------------------------- copies
 
-namespace {
 const GpuProgram& copy_program(DType t) {
   static std::mutex mu;
   static std::unique_ptr<GpuProgram> programs[kNumDTypes];
@@ -515,7 +514,6 @@ const GpuProgram& copy_program(DType t) {
   }
   return *g;
 }
-}  // namespace
 
 void copy_on_device(const ArrayView& dst, const ArrayView& src, CUstream stream) {
   if (dst.dtype != src.dtype || dst.shape != src.shape)
@@ -543,9 +541,11 @@ std::vector<KernelLayout> precompile_layouts(const Program& p, const std::string
 
 std::shared_ptr<const cache::Entry> compile_through_cache(const std::string& source, const std::string& kernel_name,
                                                           const CompileOptions& co, bool* compiled,
-                                                          const std::string& recipe,
+                                                          const std::string& own_recipe,
                                                           const std::vector<ArgSlot>* signature,
                                                           cache::KernelCache* cache) {
+  // A pass of a program with reductions carries (and records) the program's whole entry.
+  const std::string recipe = group_recipe(own_recipe);
   const int arch = cap_arch(co.arch);
   const std::string target = fmt::format("sm_{}", arch);
   const cache::Key key = kernel_cache_key(source, co);
@@ -604,6 +604,8 @@ std::shared_ptr<const cache::Entry> GpuProgram::compile(const KernelLayout& layo
   if (compiled) *compiled = stats.kernel == LaunchStats::Kernel::Compiled;
   return lk.entry;
 }
+
+const std::string& GpuProgram::recipe_fields() const { return impl_->recipe_fields; }
 
 std::string GpuProgram::recipe(const KernelLayout& layout, int arch) const {
   return impl_->recipe_for(layout, cap_arch(arch));

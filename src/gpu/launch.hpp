@@ -112,6 +112,10 @@ class GpuProgram {
   std::shared_ptr<const cache::Entry> compile(const KernelLayout& layout, int arch, bool* compiled = nullptr) const;
   // The manifest entry that makes exactly this kernel again (record mode).
   std::string recipe(const KernelLayout& layout, int arch) const;
+  // Its fields that name the program (name, program or operation, dtypes,
+  // options), without layouts and targets: a program with reductions adds its
+  // shapes instead (api/reduce_call.hpp).
+  const std::string& recipe_fields() const;
 
   // A program derived from this one (a pass of a program with reductions,
   // src/plan/reduce_plan.hpp), made by `make` on first use and kept with this
@@ -126,6 +130,9 @@ class GpuProgram {
 };
 
 
+
+// The program copy_on_device launches for `t` (planned ahead by precompiling).
+const GpuProgram& copy_program(DType t);
 
 // Copies `src` (any strides) into `dst` (same dtype and shape), both on one
 // CUDA device, with a copy kernel. With no stream it returns when done.

@@ -413,6 +413,50 @@ CUfunction ReduceKernels::function(int device, const std::string& what, const ch
 }
 
 namespace {
+// Whether a launch of `plan` over `sh` may load whole 16-byte vectors: every
+// input aligned, and no vector straddling a row or chunk.
+bool vector_loads_for(const ReducePlan& plan, const ReduceShape& sh, std::size_t ninputs, const CUdeviceptr* inputs) {
+  bool v = true;
+  for (std::size_t i = 0; i < ninputs; ++i) v = v && aligned16(inputs[i]);
+  if (plan.variant == ReducePlan::Variant::Cols) return v && sh.inner % plan.vec == 0;
+  return v && sh.len % plan.vec == 0 && (plan.chunk == 0 || plan.chunk % plan.vec == 0);
+}
+
+const char* kernel_name(const ReducePlan& plan) {
+  return plan.variant == ReducePlan::Variant::Group  ? "cj_reduce_group"
+         : plan.variant == ReducePlan::Variant::Cols ? "cj_reduce_cols"
+                                                     : "cj_reduce_rows";
+}
+
+// normalize_rows' launch: the vector width, the row's items per thread (a
+// power of two: the registers are summed in fold's pairwise tree), the loads.
+struct RowNormLaunch {
+  int vec = 1, items = 1;
+  bool vector_loads = false;
+  bool full = false;  // every row exactly kThreads x items x vec long: no lane checks its index
+};
+RowNormLaunch rownorm_launch(const RowNormSpec& spec, long long len, const CUdeviceptr* inputs, CUdeviceptr out) {
+  RowNormLaunch r;
+  r.vec = vec_of(spec.inputs);
+  const long long items = cdiv(len, static_cast<long long>(kThreads) * r.vec);
+  if (pow2ceil(items) > kMaxRowItems)
+    fail(ErrorCode::Usage, "row normalisation keeps a row on chip: rows of at most {} elements, got {}",
+         static_cast<long long>(kMaxRowItems) * kThreads * r.vec, len);
+  r.items = pow2ceil(items);
+  r.vector_loads =
+      len % r.vec == 0 && aligned16(out) && dtype_size(spec.out) * static_cast<std::size_t>(r.vec) <= 16;
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) r.vector_loads = r.vector_loads && aligned16(inputs[i]);
+  r.full = r.vector_loads && len == static_cast<long long>(r.items) * kThreads * r.vec;
+  return r;
+}
+
+std::string rownorm_what(const RowNormSpec& spec, const RowNormLaunch& r) {
+  return fmt::format("rownorm {} map={} value={} out={} epilogue={} helpers={:x} ddof={} items={} {}{}",
+                     inputs_key(spec.inputs), spec.map, dtype_name(spec.value), dtype_name(spec.out), spec.epilogue,
+                     std::hash<std::string>{}(spec.helpers), spec.ddof, r.items, r.vector_loads ? "vector" : "scalar",
+                     r.full ? " full" : "");
+}
+
 unsigned grid_for(int device, CUfunction f, long long items, unsigned grid) {
   if (grid > 0) return grid;
   const long long resident =
@@ -427,13 +471,8 @@ void ReduceKernels::launch(int device, const ReduceSpec& spec, const ReduceShape
   const ReducePlan plan = forced ? *forced : reduce_plan(spec, sh);
   if (sh.outer * sh.inner == 0) return;
   if (ws.device() != device) fail(ErrorCode::Usage, "reduction workspace of device {} used on device {}", ws.device(), device);
-  bool vector_loads = true;
-  for (std::size_t i = 0; i < spec.inputs.size(); ++i) vector_loads = vector_loads && aligned16(inputs[i]);
-  if (plan.variant == ReducePlan::Variant::Cols) vector_loads = vector_loads && sh.inner % plan.vec == 0;
-  else vector_loads = vector_loads && sh.len % plan.vec == 0 && (plan.chunk == 0 || plan.chunk % plan.vec == 0);
-  const char* name = plan.variant == ReducePlan::Variant::Group  ? "cj_reduce_group"
-                     : plan.variant == ReducePlan::Variant::Cols ? "cj_reduce_cols"
-                                                                 : "cj_reduce_rows";
+  const bool vector_loads = vector_loads_for(plan, sh, spec.inputs.size(), inputs);
+  const char* name = kernel_name(plan);
   ScopedContext ctx(device);
   CUfunction f = function(device, what_key(spec, plan, vector_loads), name,
                           [&] { return source(spec, plan, vector_loads); });
@@ -461,26 +500,33 @@ void ReduceKernels::normalize_rows(int device, const RowNormSpec& spec, long lon
                                    const CUdeviceptr* inputs, CUdeviceptr out, CUstream stream, unsigned grid) {
   check_inputs(spec.inputs);
   if (rows <= 0 || len <= 0) return;
-  const int vec = vec_of(spec.inputs);
-  const long long items = cdiv(len, static_cast<long long>(kThreads) * vec);
-  if (pow2ceil(items) > kMaxRowItems)
-    fail(ErrorCode::Usage, "row normalisation keeps a row on chip: rows of at most {} elements, got {}",
-         static_cast<long long>(kMaxRowItems) * kThreads * vec, len);
-  // A power of two: the registers are summed in fold's pairwise tree.
-  const int pitems = pow2ceil(items);
-  bool vector_loads = len % vec == 0 && aligned16(out) && dtype_size(spec.out) * static_cast<std::size_t>(vec) <= 16;
-  for (std::size_t i = 0; i < spec.inputs.size(); ++i) vector_loads = vector_loads && aligned16(inputs[i]);
+  const RowNormLaunch r = rownorm_launch(spec, len, inputs, out);
   ScopedContext ctx(device);
-  const bool full = vector_loads && len == static_cast<long long>(pitems) * kThreads * vec;
-  const std::string what = fmt::format("rownorm {} map={} value={} out={} epilogue={} helpers={:x} ddof={} items={} {}{}",
-                                       inputs_key(spec.inputs), spec.map, dtype_name(spec.value), dtype_name(spec.out),
-                                       spec.epilogue, std::hash<std::string>{}(spec.helpers), spec.ddof, pitems,
-                                       vector_loads ? "vector" : "scalar", full ? " full" : "");
-  CUfunction f = function(device, what, "cj_reduce_rownorm", [&] { return source(spec, vec, pitems, vector_loads, full); });
+  CUfunction f = function(device, rownorm_what(spec, r), "cj_reduce_rownorm",
+                          [&] { return source(spec, r.vec, r.items, r.vector_loads, r.full); });
   CUdeviceptr in[8] = {};
   for (std::size_t i = 0; i < spec.inputs.size(); ++i) in[i] = inputs[i];
   void* params[] = {in, &out, &rows, &len};
   launch_grid(device, f, grid_for(device, f, rows, grid), 1, 1, kThreads, 1, params, stream);
+}
+
+ReduceKernels::Kernel ReduceKernels::kernel(const ReduceSpec& spec, const ReduceShape& sh, const CUdeviceptr* inputs) {
+  const ReducePlan plan = reduce_plan(spec, sh);
+  if (sh.outer * sh.inner == 0) return {};
+  const bool vector_loads = vector_loads_for(plan, sh, spec.inputs.size(), inputs);
+  return Kernel{kernel_name(plan), plan.source_key() + (vector_loads ? " vector loads" : " scalar loads"),
+                source(spec, plan, vector_loads)};
+}
+
+ReduceKernels::Kernel ReduceKernels::kernel(const RowNormSpec& spec, long long rows, long long len,
+                                            const CUdeviceptr* inputs, CUdeviceptr out) {
+  check_inputs(spec.inputs);
+  if (rows <= 0 || len <= 0) return {};
+  const RowNormLaunch r = rownorm_launch(spec, len, inputs, out);
+  return Kernel{"cj_reduce_rownorm",
+                fmt::format("rownorm t{} v{} items{} {}{}", kThreads, r.vec, r.items,
+                            r.vector_loads ? "vector loads" : "scalar loads", r.full ? " full" : ""),
+                source(spec, r.vec, r.items, r.vector_loads, r.full)};
 }
 
 }  // namespace cujit

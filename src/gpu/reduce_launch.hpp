@@ -138,6 +138,16 @@ class ReduceKernels {
               unsigned grid = 0);
   void normalize_rows(int device, const RowNormSpec& spec, long long rows, long long len, const CUdeviceptr* inputs,
                       CUdeviceptr out, CUstream stream = nullptr, unsigned grid = 0);
+  // The kernel launch() (normalize_rows()) compiles for these arguments, found
+  // without a GPU (precompiling, jitrun --emit): its symbol, its shape of
+  // code ("rows t256 v4x4 vector loads") and its source; an empty name where
+  // nothing is launched (no elements). The same decisions as the launch's.
+  struct Kernel {
+    std::string name, what, source;
+  };
+  static Kernel kernel(const ReduceSpec& spec, const ReduceShape& shape, const CUdeviceptr* inputs);
+  static Kernel kernel(const RowNormSpec& spec, long long rows, long long len, const CUdeviceptr* inputs,
+                       CUdeviceptr out);
   // The CUDA source of a plan (jitrun --emit, tests).
   static std::string source(const ReduceSpec& spec, const ReducePlan& plan, bool vector_loads);
   static std::string source(const RowNormSpec& spec, int vec, int items, bool vector_loads, bool full = false);

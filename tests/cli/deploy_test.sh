@@ -113,6 +113,35 @@ expect 0 "9 kernels: 9 compiled, 0 already cached, 0 failed" -- "$JITCACHE" prec
 expect 0 "jitrun: kernel cache" -- "$JITRUN" "out = x + 100" -i "x=arange(64):int8" --emit ptx --arch sm_90 -v
 expect 0 "9 entries in" -- "$JITCACHE" list
 
+# ---- programs with reductions: shapes, not layouts ----------------------------------------
+# Each set of shapes gets every kernel of the call's passes (the fused sum,
+# the axis max, its copy of x, the epilogue); list names the program and shapes.
+export CUJIT_CACHE_DIR="$WORK/red"
+cat > red.toml <<'TOML'
+[[kernel]]
+program = "s = sum(x*y); m = max(x, axis=(0, 2)); out = x / s"
+inputs = ["x=float32", "y=float32"]
+shapes = [{ x = [8, 30, 40], y = [8, 30, 40] }]
+TOML
+expect 0 "4 kernels: 4 compiled, 0 already cached, 0 failed" -- "$JITCACHE" precompile red.toml --arch sm_90
+expect 0 "cujit_kernel: s = sum(x*y); m = max(x, axis=(0, 2)); out = x / s  [x=float32 y=float32]  shapes x=(8x30x40) y=(8x30x40)" -- "$JITCACHE" list
+expect 0 "4 kernels: 0 compiled, 4 already cached, 0 failed" -- "$JITCACHE" precompile red.toml --arch sm_90
+printf '[[kernel]]\nprogram = "s = sum(x)"\ninputs = ["x=float32"]\n' > nos.toml
+expect 3 "nos.toml:2:11: kernel 'cujit_kernel': a program with reductions is compiled for the input shapes it will be called with (its kernels depend on them): add shapes = [{ x = [1000] }], one table per call's shapes" -- "$JITCACHE" precompile nos.toml --arch sm_90
+# Record mode: one entry for the whole program, with its shapes; precompiled
+# into a fresh cache, it spares jitrun every compile of the program's kernels.
+rm -f redrec.toml
+CUJIT_CACHE_DIR="$WORK/red1" CUJIT_RECORD="$WORK/redrec.toml" "$JITRUN" --emit ptx --arch sm_90 -i 'x=rand(64x100)' -i 'a=2.0f' 'm = max(x*a, axis=0); z = (x - m) / sum(x)' > /dev/null
+if [ "$(grep -c '^\[\[kernel\]\]' redrec.toml)" != 1 ] || ! grep -q '^shapes = \[{ x = \[64, 100\], a = "scalar" }\]$' redrec.toml; then
+  echo "FAIL: the record of a program with reductions is not one entry with its shapes"; cat redrec.toml; fails=$((fails + 1))
+fi
+export CUJIT_CACHE_DIR="$WORK/red2"
+expect 0 "4 kernels: 4 compiled, 0 already cached, 0 failed" -- "$JITCACHE" precompile redrec.toml
+out=$("$JITRUN" --emit ptx --arch sm_90 -v -i 'x=rand(64x100)' -i 'a=2.0f' 'm = max(x*a, axis=0); z = (x - m) / sum(x)' 2>&1 >/dev/null)
+if [ "$(grep -c 'jitrun: kernel [0-9]: kernel cache' <<< "$out")" != 4 ] || grep -q NVRTC <<< "$out"; then
+  echo "FAIL: jitrun compiled kernels the recorded entry precompiled"; echo "$out"; fails=$((fails + 1))
+fi
+
 # ---- export and import ------------------------------------------------------------------
 export CUJIT_CACHE_DIR="$WORK/cache"
 expect 0 "exported 8 entries" -- "$JITCACHE" export pack90.cjp --arch sm_90

@@ -38,6 +38,8 @@ expect 0 "compiled" -- compile -i x=int8 -i r=int32:raw 'out = x + r[i % size(r)
 expect 0 "removed 2 entries" -- clear
 expect 1 "-i x: unknown dtype 'flaot' (did you mean 'float'" -- compile -i x=flaot 'out = x'
 expect 1 "--arch" -- compile --arch smXX -i x=float32 'out = x'
+# A program with reductions is several kernels planned from its shapes: a manifest's job.
+expect 1 "a program with reductions (sum, mean, max, ...) runs as several kernels, one or more per pass, planned from its input shapes, not as one elementwise kernel: precompile it from a manifest entry with shapes = [{ x = [1000] }] (jitcache precompile), or see its kernels with jitrun --emit" -- compile -i x=float32 'out = x / sum(x)'
 expect 1 "prune needs" -- prune
 expect 2 "hint: did you mean 'sin'?" -- compile -i x=float32 'out = sinn(x)'
 CUJIT_CACHE=0 expect 0 "cache disabled by CUJIT_CACHE=0: nothing to list" -- list

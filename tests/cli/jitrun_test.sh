@@ -94,6 +94,31 @@ expect 2 "error: axis 1 is out of bounds for array of dimension 1" -- --device c
 expect 2 "hint: it takes axis=, keepdims=, dtype=" -- --device cpu -i 'x=arange(5)' 'out = sum(x, out=x)'
 expect 3 "zero-size array to reduction operation maximum which has no identity" -- --device cpu -i 'x=arange(0)' 'out = max(x)'
 
+# --emit on a program with reductions: every kernel of the plan, in the order
+# a GPU runs them, each headed by its pass as -v prints the plan (no GPU needed).
+P='m = max(x, axis=(0, 2)); out = x / sum(x*y)'
+expect 0 "// cujit: \`$P\` runs 4 kernels on a GPU, in this order (jitrun -v prints the plan):" -- --emit source -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P"
+expect 0 "// ---- kernel 2 of 4: pass 1: max(x, axis=(0, 2)): x over axes (0, 2) of (8, 30, 40) -> float32 (30,)
+// reduction, cj_reduce_group (group t256 v4x4 g32 vector loads)
+// reads map of pass 1 (temporary); writes output m" -- --emit source -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P"
+expect 0 "//   pass 3: elementwise (30,): m (reads pass 1)  [no kernel of its own: the reduction it reads writes its output]" -- --emit source -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P"
+expect 0 "extern \"C\" __global__ void jitrun(" -- --emit source -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P"
+expect 0 "copy, layout r.i32.v4.d3|o:s|i:s" -- --emit ptx --arch sm_80 -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P"
+expect 0 ".entry cj_reduce_rows(" -- --emit ptx --arch sm_80 -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P"
+# -v prints the same passes as the headers name.
+out=$("$JITRUN" --emit source -v -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P" 2>&1 >/dev/null)
+for line in "pass 1: max(x, axis=(0, 2)): x over axes (0, 2) of (8, 30, 40) -> float32 (30,)" "pass 2: sum(x*y): x*y over axes (0, 1, 2) of (8, 30, 40) -> float32 ()" "pass 4: elementwise (8, 30, 40): out (reads pass 2)"; do
+  [[ "$out" == *"$line"* ]] || { echo "FAIL: jitrun -v --emit lacks '$line': $out"; fails=$((fails + 1)); }
+done
+# A cubin per kernel: PATH with the kernel's number before its extension.
+expect 0 "cubin to $TMP/r.4.cubin (kernel 4 of 4: pass 4: elementwise (8, 30, 40): out (reads pass 2))" -- --emit cubin -o "$TMP/r.cubin" --arch sm_80 -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P"
+for k in 1 2 3 4; do [ -s "$TMP/r.$k.cubin" ] || { echo "FAIL: no cubin r.$k.cubin"; fails=$((fails + 1)); }; done
+[ ! -e "$TMP/r.cubin" ] || { echo "FAIL: r.cubin written beside the numbered ones"; fails=$((fails + 1)); }
+# One kernel: PATH itself (the map fused into the sum, which writes s).
+expect 0 "cubin to $TMP/s.cubin (kernel 1 of 1: pass 1: sum(x*y)" -- --emit cubin -o "$TMP/s.cubin" --arch sm_80 -i 'x=rand(1000)' -i 'y=rand(1000)' 's = sum(x*y)'
+expect 1 "--emit cubin -o -: this program runs 4 kernels (jitrun -v shows its passes), and standard output takes one; give -o PATH for one file per kernel (PATH with .1, .2, ... before its extension), or use --emit ptx" -- --emit cubin -o - --arch sm_80 -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P"
+expect 0 "rows normalised in one pass" -- --emit source -i 'x=rand(64x100)' 'z = (x - mean(x, axis=1, keepdims=true)) / std(x, axis=1, keepdims=true)'
+
 if [ "$fails" != 0 ]; then
   echo "$fails jitrun check(s) failed"
   exit 1

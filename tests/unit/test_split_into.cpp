@@ -63,6 +63,10 @@ TEST_CASE("evaluate_split_into: outputs that do not match the program", "[split]
   CHECK(refusal("x *= y", {out}) ==
         "evaluate_split_into: the program updates input 'x' in place, which a run split over GPUs does not do yet; run "
         "it on one device (evaluate(), jitrun --device N)");
+  CHECK(refusal("out = x / sum(x*y)", {out}) ==
+        "evaluate_split_into: the program has reductions (sum, mean, max, ...), whose partial results a run split over "
+        "GPUs does not combine yet; run it on one GPU (evaluate() with device arrays, jitrun --device N), or split only "
+        "its elementwise part and reduce the gathered outputs on one GPU");
 }
 
 TEST_CASE("evaluate_split_into: pieces cut otherwise than the job cuts them", "[split]") {

@@ -205,6 +205,17 @@ Made made_of(const std::string& path) {
     for (const auto& [ph, ts] : k.types) m.dtypes += (m.dtypes.empty() ? "" : " ") + ph + "=" + std::string(dtype_name(ts[0]));
     for (const auto& [in, kind] : k.scalars) m.dtypes += (m.dtypes.empty() ? "" : " ") + in + ":" + kind;
     if (!k.layouts.empty()) m.layout = k.layouts[0].name;
+    // A pass of a program with reductions: the shapes it was compiled for.
+    for (const ManifestKernel::ShapeSet& set : k.shapes) {
+      std::string s;
+      for (const auto& [in, ext] : set.inputs) {
+        std::string e;
+        if (ext)
+          for (std::size_t d = 0; d < ext->size(); ++d) e += (d ? "x" : "") + std::to_string((*ext)[d]);
+        s += (s.empty() ? "" : " ") + in + "=" + (ext ? "(" + e + ")" : "scalar");
+      }
+      m.layout = "shapes " + s;
+    }
   } catch (const Error&) {
   }
   return m;

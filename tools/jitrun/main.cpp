@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "api/pipeline.hpp"
+#include "api/reduce_call.hpp"
+#include "cache/record.hpp"
 #include "plan/shapes.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cpu/thread_pool.hpp"
@@ -225,6 +227,9 @@ void print_pool(int device) {
                static_cast<unsigned long long>(p.reserved_high_bytes), static_cast<unsigned long long>(p.used_high_bytes));
 }
 
+int emit_reductions(const Options& opt, const std::shared_ptr<const Program>& program, const std::vector<Input>& inputs,
+                    const Shape* shape);
+
 // --emit: the kernel a GPU run of these inputs would use, as source, PTX or
 // cubin. The layout is planned as for arrays in fresh device memory (aligned,
 // C-contiguous); no GPU is needed.
@@ -232,6 +237,7 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
   using clock = std::chrono::steady_clock;
   if (opt.emit != "source" && opt.emit != "ptx" && opt.emit != "cubin")
     fail(ErrorCode::Usage, "--emit must be source, ptx or cubin, got '{}'", opt.emit);
+  if (program->has_reductions) return emit_reductions(opt, program, inputs, shape);
   std::vector<OperandView> ins, outs;
   std::uintptr_t fake = 1u << 20;  // 256-byte aligned stand-ins for device addresses
   for (const Input& in : inputs) {
@@ -300,6 +306,146 @@ int emit(const Options& opt, const std::shared_ptr<const Program>& program, cons
   }
   if (opt.verbose)
     std::fprintf(stderr, "jitrun: layout %s; plan+codegen %.3f ms\n", layout.key_string().c_str(), t_codegen);
+  return 0;
+}
+
+// `path` with `.k` before its extension: k.cubin -> k.2.cubin (one file per kernel).
+std::string numbered(const std::string& path, std::size_t k) {
+  const std::size_t slash = path.rfind('/');
+  std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1) dot = path.size();
+  return path.substr(0, dot) + "." + std::to_string(k) + path.substr(dot);
+}
+
+// The plan's passes, one line each, as -v prints them (plan::describe), and
+// the head of --emit's output: each pass with the kernels that run it, or why
+// it has none.
+std::vector<std::string> pass_lines(const Program& p, const std::vector<Shape>& shapes) {
+  std::vector<std::string> passes;
+  const std::string d = plan::describe(p, plan::plan_reductions(p, shapes));
+  for (std::size_t at = 0; at < d.size();) {
+    const std::size_t nl = d.find('\n', at);
+    passes.push_back(d.substr(at, nl - at));
+    at = nl == std::string::npos ? d.size() : nl + 1;
+  }
+  return passes;
+}
+
+std::string emit_head(const Program& p, const std::vector<std::string>& passes, const std::vector<PassKernel>& all,
+                      const std::vector<const PassKernel*>& kernels) {
+  std::string head = fmt::format("// cujit: `{}` runs {} kernel{} on a GPU, in this order (jitrun -v prints the plan):\n",
+                                 p.ast.source, kernels.size(), kernels.size() == 1 ? "" : "s");
+  for (std::size_t n = 1; n <= passes.size(); ++n) {
+    const int pass = static_cast<int>(n);
+    std::string ks, why;
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      if (kernels[k]->pass == pass || kernels[k]->pass == 0) ks += (ks.empty() ? "" : ", ") + std::to_string(k + 1);
+    for (const PassKernel& pk : all)
+      if (!pk.note.empty() && pk.pass == pass) why = pk.note;
+    if (ks.empty() && why.empty()) why = "no kernel of its own: the reduction it reads writes its output";
+    head += "//   " + passes[n - 1] + "  [" + (ks.empty() ? "" : "kernel " + ks + (why.empty() ? "" : "; ")) + why + "]\n";
+  }
+  return head;
+}
+
+// One kernel compiled for sm_<arch> through the kernel cache, as a run compiles it.
+std::shared_ptr<const cache::Entry> compile_pass_kernel(const PassKernel& pk, int arch, bool verbose, std::size_t number) {
+  auto t0 = std::chrono::steady_clock::now();
+  bool compiled = false;
+  std::shared_ptr<const cache::Entry> e;
+  if (pk.program) {
+    e = pk.program->compile(pk.layout, arch, &compiled);
+  } else {
+    CompileOptions co;
+    co.arch = arch;
+    e = compile_through_cache(pk.source, pk.name, co, &compiled);
+  }
+  if (verbose)
+    std::fprintf(stderr, "jitrun: kernel %zu: %s %.1f ms for %s\n", number, compiled ? "NVRTC" : "kernel cache",
+                 ms_since(t0), e->target.c_str());
+  return e;
+}
+
+void write_cubin(const cache::Entry& e, const std::string& path) {
+  if (path != "-") {
+    write_file(path, std::string_view(reinterpret_cast<const char*>(e.cubin.data()), e.cubin.size()));
+    return;
+  }
+  if (::isatty(STDOUT_FILENO) == 1)
+    fail(ErrorCode::Usage, "--emit cubin -o -: standard output is a terminal; redirect it to a file or a pipe");
+  if (std::fwrite(e.cubin.data(), 1, e.cubin.size(), stdout) != e.cubin.size() || std::fflush(stdout) != 0)
+    fail(ErrorCode::Data, "standard output: cannot write the cubin: {}", std::strerror(errno));
+}
+
+// --emit for a program with reductions: every kernel its plan runs on a GPU
+// (api/reduce_call.hpp's reduction_kernels, the planning code of the run
+// itself, for arrays in fresh device memory), in the order they run, each
+// headed by a comment naming its pass as `jitrun -v` numbers them
+// (plan::describe), what it reads and writes. A cubin is one file per kernel.
+int emit_reductions(const Options& opt, const std::shared_ptr<const Program>& program, const std::vector<Input>& inputs,
+                    const Shape* shape) {
+  std::vector<Shape> shapes;
+  std::vector<bool> host_value;
+  std::vector<ArrayView> views;  // as a call passes them: for the recorded entry
+  for (const Input& in : inputs) {
+    shapes.push_back(in.view.shape);
+    host_value.push_back(in.weak || (in.view.shape.ndim == 0 && !in.raw));
+    views.push_back(in.view);
+    if (!host_value.back()) views.back().device = Device::cuda(0);
+  }
+  GpuOptions go;
+  go.kernel_name = "jitrun";
+  GpuProgram g(program, go);
+  auto t0 = std::chrono::steady_clock::now();
+  const std::vector<PassKernel> all = reduction_kernels(g, shapes, host_value, shape);
+  const double t_plan = ms_since(t0);
+  std::vector<const PassKernel*> kernels;
+  for (const PassKernel& k : all)
+    if (k.note.empty()) kernels.push_back(&k);
+  const int arch = cap_arch(!opt.arch.empty() ? parse_arch(opt.arch) : gpu_available() ? device_info(0).arch() : 90);
+  if (opt.emit == "cubin") {
+    if (opt.outputs.size() != 1 || opt.outputs[0].find('=') != std::string::npos)
+      fail(ErrorCode::Usage, "--emit cubin writes a file: give its path with -o PATH");
+    if (opt.outputs[0] == "-" && kernels.size() != 1)
+      fail(ErrorCode::Usage,
+           "--emit cubin -o -: this program runs {} kernels (jitrun -v shows its passes), and standard output takes "
+           "one; give -o PATH for one file per kernel (PATH with .1, .2, ... before its extension), or use --emit ptx",
+           kernels.size());
+  }
+  const std::vector<std::string> passes = pass_lines(*program, shapes);
+  auto pass_text = [&](int pass) {
+    return pass == 0 ? "passes 1-" + std::to_string(passes.size()) + " in one kernel (rows normalised in one pass)"
+                     : passes[static_cast<std::size_t>(pass - 1)];
+  };
+  if (opt.emit != "cubin") std::fputs(emit_head(*program, passes, all, kernels).c_str(), stdout);
+  // A compile of every kernel records the program's whole entry (CUJIT_RECORD).
+  RecordGroup group([&] { return reduction_recipe(g, views.data(), arch); });
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const PassKernel& pk = *kernels[k];
+    const std::string kind =
+        pk.program ? pk.role + ", layout " + pk.layout.key_string() : pk.role + ", " + pk.name + " (" + pk.what + ")";
+    const std::string header = fmt::format("\n// ---- kernel {} of {}: {}\n// {}\n// reads {}; writes {}\n", k + 1,
+                                           kernels.size(), pass_text(pk.pass), kind, pk.reads, pk.writes);
+    if (opt.emit == "source") {
+      std::fputs(header.c_str(), stdout);
+      std::fputs((pk.program ? pk.program->source(pk.layout) : pk.source).c_str(), stdout);
+      continue;
+    }
+    const std::shared_ptr<const cache::Entry> e = compile_pass_kernel(pk, arch, opt.verbose, k + 1);
+    if (opt.emit == "ptx") {
+      std::fputs(header.c_str(), stdout);
+      std::fputs(e->ptx.c_str(), stdout);
+      continue;
+    }
+    const std::string path = kernels.size() == 1 ? opt.outputs[0] : numbered(opt.outputs[0], k + 1);
+    write_cubin(*e, path);
+    std::fprintf(stderr, "jitrun: wrote %zu bytes of %s cubin to %s (kernel %zu of %zu: %s)\n", e->cubin.size(),
+                 e->target.c_str(), path == "-" ? "standard output" : path.c_str(), k + 1, kernels.size(),
+                 pass_text(pk.pass).c_str());
+  }
+  if (opt.verbose)
+    std::fprintf(stderr, "jitrun: %zu kernel%s; plan+codegen %.3f ms\n", kernels.size(), kernels.size() == 1 ? "" : "s",
+                 t_plan);
   return 0;
 }
 
@@ -491,12 +637,16 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_option("-t,--type", opt.types,
                  "NAME=DTYPE: declare an output's dtype (NumPy's spellings: float32, f4, <f4, float = float64, i8, u1, ...)")->allow_extra_args(false);
-  app.add_option("--emit", opt.emit, "print the kernel's CUDA source or PTX, or write its cubin (-o PATH); no GPU needed")
+  app.add_option("--emit", opt.emit,
+                 "print the kernel's CUDA source or PTX, or write its cubin (-o PATH); no GPU needed. A program with "
+                 "reductions: every kernel of its passes in the order a GPU runs them, each headed by the pass it "
+                 "belongs to as -v prints them; its cubins go to one file per kernel, PATH with .1, .2, ... before "
+                 "the extension (one kernel: PATH)")
       ->check(CLI::IsMember({"source", "ptx", "cubin"}));
   app.add_option("--arch", opt.arch, "--emit ptx|cubin target, e.g. sm_90 (default: GPU 0's, else sm_90)");
   app.add_flag("--print", opt.print, "print outputs the way NumPy prints arrays");
   app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, a CUDA device number, or all: the job split along "
-                 "the outputs' first dimension over every GPU");
+                 "the outputs' first dimension over every GPU (not yet a program with reductions: give it --device N)");
   app.add_flag("--bench", opt.bench, "time the kernel: median of the runs after a warm-up, GB/s, and a device-to-device copy of the same bytes");
   app.add_option("--bench-runs", opt.bench_runs, "runs timed by --bench (default 20)");
   app.add_option("--shape", opt.shape, "shape of the outputs (e.g. 1000 or 3x4) when no array input gives it");
