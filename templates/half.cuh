@@ -40,11 +40,46 @@ __device__ __forceinline__ float h2f(cj_u16 h) {
   const unsigned nan = ((unsigned)(h & 0x8000u) << 16) | 0x7f800000u | ((unsigned)(h & 0x3ffu) << 13);
   return (h & 0x7fffu) > 0x7c00u ? __uint_as_float(nan) : f;
 }
+// A vector of float16 into floats: one NaN test for the whole vector (two
+// lanes per 32-bit word: m + 0x3ff carries into bit 15 exactly when m, the
+// magnitude's bits, is above infinity's 0x7c00), then PTX's cvt for every
+// lane, and h2f's bit-exact path only when some lane is a NaN. h2f on each
+// lane held float16 programs to 0.8 of the memory's speed on an H200.
+template <class V, int N> __device__ __forceinline__ void h2f_vec(const V& a, float (&f)[N]) {
+  unsigned nan = 0;
+#pragma unroll
+  for (int j = 0; j + 1 < N; j += 2) {
+    const unsigned w = (unsigned)a.v[j] | ((unsigned)a.v[j + 1] << 16);
+    nan |= ((w & 0x7fff7fffu) + 0x03ff03ffu) & 0x80008000u;
+  }
+  if (N % 2) nan |= (unsigned)((a.v[N - 1] & 0x7fffu) > 0x7c00u);
+  if (nan == 0) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) f[j] = cvt_f32_f16(a.v[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) f[j] = h2f(a.v[j]);
+  }
+}
 __device__ __forceinline__ cj_u16 f2h(float f) {
   const unsigned x = __float_as_uint(f);
   const cj_u16 h = cvt_rn_f16_f32(f);
   const cj_u16 nan = (cj_u16)(((x >> 16) & 0x8000u) | 0x7e00u | ((x >> 13) & 0x3ffu));
   return (x & 0x7fffffffu) > 0x7f800000u ? nan : h;
+}
+// Floats into a vector of float16: one NaN test for the vector, PTX's cvt
+// for every lane, f2h's sign- and payload-keeping path only when a lane is a NaN.
+template <int N, class V> __device__ __forceinline__ void f2h_vec(const float (&f)[N], V& a) {
+  bool nan = false;
+#pragma unroll
+  for (int j = 0; j < N; ++j) nan |= f[j] != f[j];
+  if (!nan) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) a.v[j] = cvt_rn_f16_f32(f[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) a.v[j] = f2h(f[j]);
+  }
 }
 // double -> float16 in one rounding (no double rounding through float).
 __device__ __forceinline__ cj_u16 d2h(double d) {

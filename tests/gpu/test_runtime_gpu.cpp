@@ -572,3 +572,41 @@ TEST_CASE("ElementwiseKernel: host arrays (CPU evaluator) and device arrays agre
   auto outs = evaluate("out = x * 2.5", {{"x", dev(hx)}});
   CHECK(outs["out"].device() == Device::cuda(0));
 }
+
+// The contiguous vector kernel converts float16 a 16-byte vector at a time
+// (half.cuh's h2f_vec/f2h_vec): PTX's cvt where no lane is a NaN, the
+// bit-exact path where one is. Vectors with and without NaNs, NaNs of both
+// signs and many payloads: the bits must be NumPy's (the CPU evaluator's),
+// which the sign operations keep exactly.
+TEST_CASE("float16 NaNs keep sign and payload through the vector kernel's per-vector NaN test", "[gpu][elementwise]") {
+  std::mt19937_64 rng(run_seed());
+  const std::int64_t n = (1 << 16) + 5;  // a tail past the last whole vector too
+  auto halves = [&](int nan_in) {
+    HostArray a(DType::Float16, {n});
+    auto* b = static_cast<std::uint16_t*>(a.data());
+    for (std::int64_t k = 0; k < n; ++k) {
+      std::uint16_t h = static_cast<std::uint16_t>(rng() & 0xffff);
+      if ((h & 0x7c00) == 0x7c00) h &= 0xbfff;  // finite: exponent below 31
+      if (rng() % nan_in == 0) h = static_cast<std::uint16_t>((rng() & 0x8000) | 0x7c00 | (1 + rng() % 0x3ff));
+      b[k] = h;
+    }
+    return a;
+  };
+  const HostArray x = halves(40), y = halves(97);
+  for (const char* prog : {"z = -x", "z = abs(x)", "z = copysign(x, y)", "z = where(y > 0, x, y)", "z = x"}) {
+    INFO(prog);
+    ElementwiseKernel k("float16 x, float16 y", "float16 z", prog, "nanbits");
+    Array z = poisoned(DType::Float16, {n});
+    k(dev(x), dev(y), z);
+    const HostArray want = cpu(prog, {{"x", x.view()}, {"y", y.view()}});
+    const Array got = z.to_host();
+    const auto* g = static_cast<const std::uint16_t*>(got.data());
+    const auto* w = static_cast<const std::uint16_t*>(want.data());
+    std::int64_t bad = 0, first = -1;
+    for (std::int64_t q = 0; q < n; ++q)
+      if (g[q] != w[q]) bad++, first = first < 0 ? q : first;
+    INFO("first differing element " << first << ": got 0x" << std::hex << (first >= 0 ? g[first] : 0) << ", want 0x"
+                                    << (first >= 0 ? w[first] : 0));
+    CHECK(bad == 0);
+  }
+}

@@ -11,6 +11,12 @@ void input(KernelParts& k, const Param& q, Access, const std::string& decl) {
   if (k.l.vec == 1) return;
   const std::string vt = vec_type(q.dtype, k.l.vec);
   k.vload.push_back("const " + vt + " a_" + q.name + " = reinterpret_cast<const " + vt + "*>(" + ptr_name(q.name) + ")[cj_kv];");
+  if (q.dtype == DType::Float16) {  // converted a vector at a time (half.cuh's h2f_vec: one NaN test per vector)
+    k.vload.push_back("float cjh_" + q.name + "[" + std::to_string(k.l.vec) + "];");
+    k.vload.push_back("cj::h2f_vec(a_" + q.name + ", cjh_" + q.name + ");");
+    k.velem.push_back(decl + "cjh_" + q.name + "[cj_j];");
+    return;
+  }
   k.velem.push_back(decl + k.load_value(q.dtype, "a_" + q.name + ".v[cj_j]") + ";");
 }
 
@@ -20,7 +26,13 @@ void output(KernelParts& k, const Var& v, Access) {
   if (k.l.vec == 1) return;
   k.vload.push_back(vec_type(v.dtype, k.l.vec) + " " + vec + ";");
   k.velem.push_back(ctype(v.dtype) + " " + val + ";");
-  k.vstore_elem.push_back(vec + ".v[cj_j] = " + k.store_value(v.dtype, val) + ";");
+  if (v.dtype == DType::Float16) {  // rounded a vector at a time (half.cuh's f2h_vec: one NaN test per vector)
+    k.vload.push_back("float cjo_" + v.name + "[" + std::to_string(k.l.vec) + "];");
+    k.vstore_elem.push_back("cjo_" + v.name + "[cj_j] = " + val + ";");
+    k.vstore.push_back("cj::f2h_vec(cjo_" + v.name + ", " + vec + ");");
+  } else {
+    k.vstore_elem.push_back(vec + ".v[cj_j] = " + k.store_value(v.dtype, val) + ";");
+  }
   k.vstore.push_back("reinterpret_cast<" + vec_type(v.dtype, k.l.vec) + "*>(" + ptr + ")[cj_kv] = " + vec + ";");
 }
 
