@@ -218,7 +218,9 @@ std::string what_key(const ReduceSpec& s, const ReducePlan& p, bool vector_loads
 
 std::string ReducePlan::key() const {
   switch (variant) {
-    case Variant::Group: return fmt::format("group t{} v{} g{} items{}", threads, vec, group, items);
+    case Variant::Group:
+      return rows_per > 1 ? fmt::format("group t{} v{} g{} r{} items{}", threads, vec, group, rows_per, items)
+                          : fmt::format("group t{} v{} g{} items{}", threads, vec, group, items);
     case Variant::Rows: return fmt::format("rows t{} v{} c{}x{} items{}", threads, vec, chunk, splits, items);
     case Variant::Cols: return fmt::format("cols t{}x{} v{} k{}x{} items{}", tx, ty, vec, chunk, splits, items);
   }
@@ -227,7 +229,9 @@ std::string ReducePlan::key() const {
 
 std::string ReducePlan::source_key() const {
   switch (variant) {
-    case Variant::Group: return fmt::format("group t{} v{}x{} g{}", threads, vec, unroll, group);
+    case Variant::Group:
+      return rows_per > 1 ? fmt::format("group t{} v{}x{} g{} r{}", threads, vec, unroll, group, rows_per)
+                          : fmt::format("group t{} v{}x{} g{}", threads, vec, unroll, group);
     case Variant::Rows: return fmt::format("rows t{} v{}x{}", threads, vec, unroll);
     case Variant::Cols: return fmt::format("cols t{}x{} v{}x{}", tx, ty, vec, unroll);
   }
@@ -260,7 +264,11 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
     if (len <= 32LL * p.vec * kMaxSteps && rows > 1) {
       p.variant = ReducePlan::Variant::Group;
       p.group = std::min(32, pow2ceil(cdiv(std::max(1LL, len), p.vec)));
-      p.items = cdiv(rows, kThreads / p.group);
+      // A row of at most one vector per lane, and rows enough to fill the
+      // GPU: the unrolled accumulator rows become row sets instead.
+      if (len / p.vec <= p.group && cdiv(rows, static_cast<long long>(kThreads / p.group) * p.unroll) >= kTargetItems)
+        p.rows_per = p.unroll, p.unroll = 1;
+      p.items = cdiv(rows, static_cast<long long>(kThreads / p.group) * p.rows_per);
       return p;
     }
     p.variant = ReducePlan::Variant::Rows;
@@ -336,6 +344,7 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
   if (plan.variant == ReducePlan::Variant::Group) {
     file = "kernel_reduce_group.cu";
     vars["GROUP"] = std::to_string(plan.group);
+    vars["ROWS_PER"] = std::to_string(plan.rows_per);
     vars["KERNEL_NAME"] = "cj_reduce_group";
   } else if (plan.variant == ReducePlan::Variant::Cols) {
     file = "kernel_reduce_cols.cu";

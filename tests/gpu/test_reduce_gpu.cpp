@@ -180,6 +180,8 @@ const ReduceShape kShapes[] = {
     {1000, 1, 1},    {4096, 4, 1},    {5000, 37, 1},    {300, 1024, 1},        {64, 4096, 1},
     {3, 100001, 1},  {8, 1 << 18, 1}, {1, 1000, 3},     {2, 333, 17},          {1, 1 << 16, 4},
     {3, 7, 4096},    {1, 4, 1 << 18}, {2, 100, 1000},   {1, 1 << 13, 256},     {5, 0, 3},
+    // Enough short rows for the group kernel's row sets (a last, partial set; a tail past the vectors).
+    {(1 << 20) + 5, 4, 1}, {(1 << 18) + 3, 17, 1},
 };
 
 struct Result {

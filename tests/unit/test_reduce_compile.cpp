@@ -38,7 +38,10 @@ TEST_CASE("reduction plans: variants by shape", "[reduce]") {
   CHECK(p.key() == "rows t256 v4 c4096x256 items256");
   // 2^30: chunks of 16 block steps, so a float sum adds at most 16 terms in sequence per accumulator.
   CHECK(reduce_plan(f32, {1, 1LL << 30, 1}).key() == "rows t256 v4 c65536x16384 items16384");
-  CHECK(reduce_plan(f32, {1 << 24, 4, 1}).key() == "group t256 v4 g1 items65536");
+  // Rows of one vector per lane, many of them: four row sets per block step.
+  CHECK(reduce_plan(f32, {1 << 24, 4, 1}).key() == "group t256 v4 g1 r4 items16384");
+  CHECK(reduce_plan(f32, {1 << 20, 64, 1}).key() == "group t256 v4 g16 r4 items16384");
+  CHECK(reduce_plan(f32, {1000, 64, 1}).key() == "group t256 v4 g16 items63");
   CHECK(reduce_plan(f32, {1 << 16, 1024, 1}).key() == "group t256 v4 g32 items8192");
   CHECK(reduce_plan(f32, {1 << 10, 1 << 16, 1}).key() == "rows t256 v4 c65536x1 items1024");
   CHECK(reduce_plan(f32, {1, 1 << 24, 4}).key() == "cols t1x256 v4 k16384x1024 items1024");
