@@ -94,13 +94,17 @@ struct Ref {
 // The reference of one output: the values along the reduced axis, in order.
 Ref reference(ReduceOp op, const std::vector<double>& xs, DType value, int ddof) {
   const double eps = value == DType::Float64 ? 0x1p-52 : 0x1p-23;
-  double sum = 0, abs = 0;
+  // Accumulated in long double: a sequential double sum over 2^22 terms errs
+  // by more than the kernels' trees may (var of 2^22 doubles: 300 eps, H200).
+  long double lsum = 0;
+  double abs = 0;
   bool nan = false;
   for (double x : xs) {
-    sum += x;
+    lsum += x;
     abs += std::fabs(x);
     nan = nan || std::isnan(x);
   }
+  const double sum = static_cast<double>(lsum);
   // A tree's error bound: its depth (at most ~130 sequential additions here) times eps times sum |x|.
   const double tol = 160 * eps * abs + 1e-300;
   const double n = static_cast<double>(xs.size());
@@ -134,10 +138,10 @@ Ref reference(ReduceOp op, const std::vector<double>& xs, DType value, int ddof)
     }
     case ReduceOp::Var:
     case ReduceOp::Std: {
-      const double mean = sum / n;
-      double ss = 0;
-      for (double x : xs) ss += (x - mean) * (x - mean);
-      const double var = ss / std::max<double>(n - ddof, 0);  // NumPy: max(n - ddof, 0), so 0/0 = NaN when empty
+      const long double mean = lsum / n;
+      long double lss = 0;
+      for (double x : xs) lss += (x - mean) * (x - mean);
+      const double var = static_cast<double>(lss / std::max<double>(n - ddof, 0));  // NumPy: max(n - ddof, 0), so 0/0 = NaN when empty
       const double vtol = 200 * eps * (var + 1);
       return op == ReduceOp::Var ? Ref{var, vtol} : Ref{std::sqrt(var), vtol};
     }
