@@ -333,3 +333,59 @@ TEST_CASE("row normalisation in one pass matches the host reference", "[reduce]"
     CHECK(bad == 0);
   }
 }
+
+// argmin/argmax where lanes see nothing but the identity's value (an
+// infinity, the integer type's extreme): the kernels skip equal elements, so
+// such a lane ends on the identity's index, which must lose to every real
+// index and read as 0 where every element equals it. Rows of: only that
+// value; that value and one NaN; that value and one other number; random.
+TEST_CASE("argmin/argmax over rows of the identity's value: the first index, the NaN, the number", "[reduce]") {
+  std::mt19937_64 rng(gputest::run_seed() + 7);
+  ReduceWorkspace ws(0);
+  struct ArgCase {
+    Case c;
+    double extreme, other;
+  };
+  const ArgCase cases[] = {
+      {{"argmax f32 -inf", ReduceOp::ArgMax, DType::Float32, DType::Float32, DType::Int64, false, true, false}, -INFINITY, 2.5},
+      {{"argmin f64 +inf", ReduceOp::ArgMin, DType::Float64, DType::Float64, DType::Int64, false, true, false}, INFINITY, -3.0},
+      {{"argmax i32 min", ReduceOp::ArgMax, DType::Int32, DType::Int32, DType::Int64}, -2147483648.0, 5.0},
+  };
+  const ReduceShape shapes[] = {{300, 1000, 1}, {64, 100, 1}, {8, (1 << 18) + 3, 1}, {1, 1 << 20, 1}, {4, 37, 300}};
+  for (const ArgCase& ac : cases) {
+    const ReduceSpec spec = spec_for(ac.c);
+    for (const ReduceShape& sh : shapes) {
+      const std::size_t n = static_cast<std::size_t>(sh.outer * sh.len * sh.inner), item = dtype_size(ac.c.in);
+      Data d{ac.c.in, std::vector<double>(n, ac.extreme), std::vector<unsigned char>(n * item)};
+      for (long long o = 0; o < sh.outer; ++o)
+        for (long long i = 0; i < sh.inner; ++i) {
+          const long long pattern = (o * sh.inner + i) % 4;
+          const std::size_t at = static_cast<std::size_t>(rng() % static_cast<unsigned long long>(sh.len));
+          for (long long j = 0; j < sh.len; ++j) {
+            double& x = d.v[static_cast<std::size_t>((o * sh.len + j) * sh.inner + i)];
+            if (pattern == 3) x = ac.c.in == DType::Int32 ? static_cast<double>(static_cast<int>(rng() % 2001) - 1000)
+                                                           : static_cast<double>(rng() % 1000) / 7.0;
+            if (pattern == 1 && static_cast<std::size_t>(j) == at) x = ac.c.in == DType::Int32 ? ac.other : NAN;
+            if (pattern == 2 && static_cast<std::size_t>(j) == at) x = ac.other;
+          }
+        }
+      for (std::size_t k = 0; k < n; ++k) {
+        unsigned char* p = d.bytes.data() + k * item;
+        if (ac.c.in == DType::Float32) {
+          const float f = static_cast<float>(d.v[k]);
+          std::memcpy(p, &f, 4);
+        } else if (ac.c.in == DType::Float64) {
+          std::memcpy(p, &d.v[k], 8);
+        } else {
+          const std::int32_t v = static_cast<std::int32_t>(d.v[k]);
+          std::memcpy(p, &v, 4);
+        }
+      }
+      INFO(ac.c.what << " [" << sh.outer << ", " << sh.len << ", " << sh.inner << "] " << reduce_plan(spec, sh).key());
+      const Result r = run(spec, sh, {d}, 0, 0, ws);
+      check_against_reference(ac.c, spec, sh, {d}, r);
+      CHECK(run(spec, sh, {d}, 0, 7, ws).bytes == r.bytes);
+      CHECK(run(spec, sh, {d}, 1, 0, ws).bytes == r.bytes);
+    }
+  }
+}
