@@ -130,11 +130,6 @@ template <class T, bool Max> struct arg_ {
     return (Max ? b.v > a.v : b.v < a.v) ? b : a;
   }
 };
-// The index an argmin/argmax stores: the identity's index means every
-// element equalled the identity's value, so the first, 0, is the answer.
-template <class T> __device__ __forceinline__ long long arg_index(const arg_acc<T>& r) {
-  return r.i == 0x7fffffffffffffffLL ? 0LL : r.i;
-}
 template <class T> struct argmin : arg_<T, false> {};
 template <class T> struct argmax : arg_<T, true> {};
 
@@ -148,13 +143,9 @@ __device__ __forceinline__ typename Op::acc add1(typename Op::acc a, V v, long l
   return Op::combine(a, Op::lift(v, j));
 }
 template <class T, bool Max> __device__ __forceinline__ arg_acc<T> add1_arg_(arg_acc<T> a, T v, long long j) {
-  // Elements come in index order, so an equal one never takes the place: not
-  // even of the identity, whose index then stays past every real one where a
-  // lane saw nothing but the identity's value (an infinity, the type's
-  // extreme). combine's tie rule lets any real index beat it, and arg_index
-  // reads it as 0: it survives only where every element equals the identity.
-  // Without the tie test, 13 instructions an element became 8.
-  const bool take = (Max ? v > a.v : v < a.v) || (isnan_(v) && !isnan_(a.v));
+  // The identity's index loses every tie, so a first element equal to it
+  // (an infinity) still takes its place.
+  const bool take = !isnan_(a.v) && (isnan_(v) || (Max ? v > a.v : v < a.v) || (v == a.v && j < a.i));
   a.v = take ? v : a.v;
   a.i = take ? j : a.i;
   return a;

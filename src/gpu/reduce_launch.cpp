@@ -119,7 +119,7 @@ std::size_t acc_size(const ReduceSpec& s) {
 std::string default_post(const ReduceSpec& s) {
   switch (s.op) {
     case ReduceOp::ArgMin:
-    case ReduceOp::ArgMax: return "cj::red::arg_index(r)";
+    case ReduceOp::ArgMax: return "r.i";
     case ReduceOp::Mean: return "r / (cj_val)n";
     // NumPy divides by max(n - ddof, 0).
     case ReduceOp::Var: return fmt::format("r.m2 / (cj_val)cj::red::dof(n, {})", s.ddof);

@@ -53,7 +53,7 @@ struct ReduceSpec {
   DType value = DType::Float32;
   DType out = DType::Float32;  // the result's type in memory
   // CUDA expression over `r` (the operation's result: the value, or for
-  // argmin/argmax the index `cj::red::arg_index(r)` (r.i, 0 for the identity's), for var/std the Welford state r.n, r.mean,
+  // argmin/argmax the index `r.i`, for var/std the Welford state r.n, r.mean,
   // r.m2) and `n` (the reduced length); "" gives the operation's own result
   // (mean: r / n; var: r.m2 / (r.n - ddof); std: its sqrt).
   std::string post;
