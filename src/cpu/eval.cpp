@@ -88,38 +88,6 @@ void index_loop(const Instr& in, const Chunk& c) {
   for (std::size_t k = 0; k < c.n; ++k) y[k] = c.start + static_cast<std::int64_t>(k);
 }
 
-// where(c, x, y): a mask blend on integers of the element's width, branch-free
-// (random conditions would mispredict a branch) so the loop vectorizes.
-template <class U> void select_loop(const Instr& in, const Chunk& c) {
-  const bool* __restrict cond = static_cast<const bool*>(c.reg[in.arg[0]]);
-  const U* __restrict x = static_cast<const U*>(c.reg[in.arg[1]]);
-  const U* __restrict z = static_cast<const U*>(c.reg[in.arg[2]]);
-  U* __restrict y = static_cast<U*>(c.reg[in.out]);
-  for (std::size_t k = 0; k < c.n; ++k) {
-    U mask = static_cast<U>(U(0) - static_cast<U>(cond[k]));
-    y[k] = static_cast<U>(z[k] ^ ((x[k] ^ z[k]) & mask));
-  }
-}
-struct U128 {
-  std::uint64_t lo, hi;
-};
-template <> void select_loop<U128>(const Instr& in, const Chunk& c) {
-  const bool* cond = static_cast<const bool*>(c.reg[in.arg[0]]);
-  const auto* x = static_cast<const U128*>(c.reg[in.arg[1]]);
-  const auto* z = static_cast<const U128*>(c.reg[in.arg[2]]);
-  auto* y = static_cast<U128*>(c.reg[in.out]);
-  for (std::size_t k = 0; k < c.n; ++k) y[k] = cond[k] ? x[k] : z[k];
-}
-Loop select_for(std::size_t item) {
-  switch (item) {
-    case 1: return select_loop<std::uint8_t>;
-    case 2: return select_loop<std::uint16_t>;
-    case 4: return select_loop<std::uint32_t>;
-    case 8: return select_loop<std::uint64_t>;
-    default: return select_loop<U128>;
-  }
-}
-
 // A broadcast or strided input, in the outputs' shape with its extent-1 dims
 // dropped and the dims it walks contiguously merged.
 struct Walk {
@@ -531,7 +499,7 @@ class Planner {
   Val select(const Expr& e, const Expr& c, const Expr& a, const Expr& b) {
     Val cond = convert(eval(c), DType::Bool);
     Val x = operand(a, e.op_type), y = operand(b, e.op_type);
-    Val r = emit(select_for(dtype_size(x.t)), x.t, {cond, x, y});
+    Val r = emit(cpu::select_loop(dtype_size(x.t)), x.t, {cond, x, y});
     return convert(r, e.type);
   }
 

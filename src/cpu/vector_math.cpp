@@ -16,6 +16,9 @@
 // a header other than the intrinsics, so no AVX2 copy of a shared inline
 // function can be merged into code that runs on other CPUs.
 #define CJ_AVX2 __attribute__((target("avx2,fma")))
+// The same for the AVX-512 loops: 16 float32 (8 float64) lanes, where NumPy's
+// own loops on such a CPU are AVX-512 too.
+#define CJ_AVX512 __attribute__((target("avx512f,avx2,fma")))
 
 namespace cujit::cpu {
 
@@ -31,6 +34,7 @@ struct Sleef {
   void* f32[kSlots] = {};
   void* f64[kSlots] = {};
   bool in_use = false;
+  bool wide = false;  // f32/f64 are SLEEF's AVX-512 functions (16 / 8 lanes)
   std::string what;
 };
 
@@ -42,10 +46,11 @@ Sleef open_sleef() {
     s.what = "the C library (CUJIT_CPU_MATH=libm)";
     return s;
   }
-  if (!choice.empty() && choice != "auto")
+  if (!choice.empty() && choice != "auto" && choice != "avx2")
     fail(ErrorCode::Usage,
-         "CUJIT_CPU_MATH is '{}': it must be 'auto' (SLEEF's vector functions when installed) or 'libm' "
-         "(the C library's scalar functions); unset it for 'auto'",
+         "CUJIT_CPU_MATH is '{}': it must be 'auto' (SLEEF's vector functions when installed), 'avx2' (SLEEF's "
+         "AVX2 functions even where the CPU has AVX-512) or 'libm' (the C library's scalar functions); unset it "
+         "for 'auto'",
          choice);
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
@@ -58,12 +63,26 @@ Sleef open_sleef() {
     s.what = "the C library (libsleef.so.3 not found: install the libsleef3 package for faster CPU math)";
     return s;
   }
-  bool all = true;
+  // AVX-512 where the CPU (and the kernel: libgcc checks XCR0) has it and
+  // this SLEEF has every function; else AVX2.
+  bool all = false;
+  if (choice != "avx2" && __builtin_cpu_supports("avx512f")) {
+    all = true;
+#define VM(Id, arity, sleef, bound)                                                       \
+  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f16_" #bound "avx512f");                     \
+  s.f64[k##Id] = dlsym(lib, "Sleef_" #sleef "d8_" #bound "avx512f");                      \
+  all = all && s.f32[k##Id] && s.f64[k##Id];
+#include "cpu/vector_math.def"
+    s.wide = all;
+  }
+  if (!all) {
+    all = true;
 #define VM(Id, arity, sleef, bound)                                                       \
   s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f8_" #bound "avx2");                         \
   s.f64[k##Id] = dlsym(lib, "Sleef_" #sleef "d4_" #bound "avx2");                         \
   all = all && s.f32[k##Id] && s.f64[k##Id];
 #include "cpu/vector_math.def"
+  }
   if (!all) {
     // Another SLEEF with other names: all or nothing, so that which
     // functions are vectorized does not depend on the installed version.
@@ -73,7 +92,7 @@ Sleef open_sleef() {
     return s;
   }
   s.in_use = true;
-  s.what = "SLEEF 3 (AVX2)";
+  s.what = s.wide ? "SLEEF 3 (AVX-512)" : "SLEEF 3 (AVX2)";
   return s;  // the library stays open for the process's life
 }
 
@@ -103,6 +122,21 @@ CJ_AVX2 inline __m256d pow_exact(__m256d a, __m256d b, __m256d r) {
   r = _mm256_blendv_pd(r, _mm256_mul_pd(a, a), _mm256_cmp_pd(b, _mm256_set1_pd(2.0), _CMP_EQ_OQ));
   return _mm256_blendv_pd(r, _mm256_div_pd(_mm256_set1_pd(1.0), a),
                           _mm256_cmp_pd(b, _mm256_set1_pd(-1.0), _CMP_EQ_OQ));
+}
+
+CJ_AVX512 inline __m512 pow_exact(__m512 a, __m512 b, __m512 r) {
+  const __mmask16 half = _mm512_cmp_ps_mask(b, _mm512_set1_ps(0.5f), _CMP_EQ_OQ) &
+                         _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_GT_OQ);
+  r = _mm512_mask_sqrt_ps(r, half, a);
+  r = _mm512_mask_mul_ps(r, _mm512_cmp_ps_mask(b, _mm512_set1_ps(2.0f), _CMP_EQ_OQ), a, a);
+  return _mm512_mask_div_ps(r, _mm512_cmp_ps_mask(b, _mm512_set1_ps(-1.0f), _CMP_EQ_OQ), _mm512_set1_ps(1.0f), a);
+}
+CJ_AVX512 inline __m512d pow_exact(__m512d a, __m512d b, __m512d r) {
+  const __mmask8 half = _mm512_cmp_pd_mask(b, _mm512_set1_pd(0.5), _CMP_EQ_OQ) &
+                        _mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_GT_OQ);
+  r = _mm512_mask_sqrt_pd(r, half, a);
+  r = _mm512_mask_mul_pd(r, _mm512_cmp_pd_mask(b, _mm512_set1_pd(2.0), _CMP_EQ_OQ), a, a);
+  return _mm512_mask_div_pd(r, _mm512_cmp_pd_mask(b, _mm512_set1_pd(-1.0), _CMP_EQ_OQ), _mm512_set1_pd(1.0), a);
 }
 
 // float32 pow, hand-written: SLEEF's powf8_u10 measured no faster than the C
@@ -259,6 +293,12 @@ CJ_AVX2 void pow_f32(const Instr& in, const Chunk& c) {
   }
 }
 
+template <bool Pow> CJ_AVX512 inline __m512 apply(__m512 (*f)(__m512, __m512), __m512 a, __m512 b) {
+  return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
+}
+template <bool Pow> CJ_AVX512 inline __m512d apply(__m512d (*f)(__m512d, __m512d), __m512d a, __m512d b) {
+  return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
+}
 template <bool Pow> CJ_AVX2 inline __m256 apply(F8x2 f, __m256 a, __m256 b) {
   return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
 }
@@ -282,6 +322,23 @@ struct F64 {
   static constexpr std::size_t n = 4;
   static CJ_AVX2 V load(const T* p) { return _mm256_loadu_pd(p); }
   static CJ_AVX2 void store(T* p, V v) { _mm256_storeu_pd(p, v); }
+  static void* fn(int slot) { return sleef().f64[slot]; }
+};
+
+struct F32x16 {
+  using T = float;
+  using V = __m512;
+  static constexpr std::size_t n = 16;
+  static CJ_AVX512 V load(const T* p) { return _mm512_loadu_ps(p); }
+  static CJ_AVX512 void store(T* p, V v) { _mm512_storeu_ps(p, v); }
+  static void* fn(int slot) { return sleef().f32[slot]; }
+};
+struct F64x8 {
+  using T = double;
+  using V = __m512d;
+  static constexpr std::size_t n = 8;
+  static CJ_AVX512 V load(const T* p) { return _mm512_loadu_pd(p); }
+  static CJ_AVX512 void store(T* p, V v) { _mm512_storeu_pd(p, v); }
   static void* fn(int slot) { return sleef().f64[slot]; }
 };
 
@@ -318,12 +375,48 @@ template <class L, int S, bool Pow> CJ_AVX2 void binary(const Instr& in, const C
   }
 }
 
+// The AVX-512 loops: the same, compiled for 512-bit registers.
+template <class L, int S> CJ_AVX512 void unary_wide(const Instr& in, const Chunk& c) {
+  using T = typename L::T;
+  const auto f = reinterpret_cast<typename L::V (*)(typename L::V)>(L::fn(S));
+  const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
+  T* y = static_cast<T*>(c.reg[in.out]);
+  std::size_t k = 0;
+  for (; k + L::n <= c.n; k += L::n) L::store(y + k, f(L::load(x + k)));
+  if (const std::size_t r = c.n - k) {
+    T t[L::n] = {};
+    for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j];
+    L::store(t, f(L::load(t)));
+    for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
+  }
+}
+template <class L, int S, bool Pow> CJ_AVX512 void binary_wide(const Instr& in, const Chunk& c) {
+  using T = typename L::T;
+  const auto f = reinterpret_cast<typename L::V (*)(typename L::V, typename L::V)>(L::fn(S));
+  const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
+  const T* z = static_cast<const T*>(c.reg[in.arg[1]]);
+  T* y = static_cast<T*>(c.reg[in.out]);
+  std::size_t k = 0;
+  for (; k + L::n <= c.n; k += L::n) L::store(y + k, apply<Pow>(f, L::load(x + k), L::load(z + k)));
+  if (const std::size_t r = c.n - k) {
+    T t[L::n] = {}, u[L::n] = {};
+    for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j], u[j] = z[k + j];
+    L::store(t, apply<Pow>(f, L::load(t), L::load(u)));
+    for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
+  }
+}
+
 template <int S, int Arity, bool Pow> Loop loop_of(DType t) {
   if constexpr (Pow) {
     if (t == DType::Float32) return &pow_f32;
   }
-  if constexpr (Arity == 1) return t == DType::Float32 ? &unary<F32, S> : &unary<F64, S>;
-  else return t == DType::Float32 ? &binary<F32, S, Pow> : &binary<F64, S, Pow>;
+  const bool f32 = t == DType::Float32;
+  if (sleef().wide) {
+    if constexpr (Arity == 1) return f32 ? &unary_wide<F32x16, S> : &unary_wide<F64x8, S>;
+    else return f32 ? &binary_wide<F32x16, S, Pow> : &binary_wide<F64x8, S, Pow>;
+  }
+  if constexpr (Arity == 1) return f32 ? &unary<F32, S> : &unary<F64, S>;
+  else return f32 ? &binary<F32, S, Pow> : &binary<F64, S, Pow>;
 }
 
 }  // namespace

@@ -16,7 +16,9 @@
 #include "catch.hpp"
 #include "cujit/error.hpp"
 #include "cpu/eval.hpp"
+#include "cpu/eval_loops.hpp"
 #include "reference.hpp"
+#include "skip.hpp"
 #include "lang/types.hpp"
 
 using namespace cujit;
@@ -85,8 +87,9 @@ std::optional<ElementTol> complex_pow_tolerance(const RefCase& c) {
   return t;
 }
 
-// Runs one case; every mismatch is reported through Catch. Returns whether it passed.
-bool run_case(const RefCase& c) {
+// Runs one case; every mismatch is reported through Catch. Returns whether it
+// passed; `got`, when given, receives the outputs.
+bool run_case(const RefCase& c, std::vector<Output>* got = nullptr) {
   std::vector<Input> inputs;
   std::vector<HostArray> own;  // copies of the inputs: a program may update them in place
   own.reserve(c.inputs.size());
@@ -192,6 +195,7 @@ bool run_case(const RefCase& c) {
       ok = false;
     }
   }
+  if (got) *got = std::move(outs);
   return ok;
 }
 
@@ -360,4 +364,56 @@ TEST_CASE("evaluation cases match NumPy", "[reference][eval]") {
     std::cout << std::endl;
     done.insert("");  // print once
   }
+}
+
+// Every instruction set the evaluator's loops are compiled for (Highway,
+// src/cpu/eval_ops.cpp), forced in turn: the NumPy cases pass, and every
+// output is bit for bit the baseline loops' (NaN payloads included). One
+// CTest entry per set; a set this CPU cannot run is reported skipped.
+static void check_loop_target(const std::string& target) {
+  if (!cpu::cpu_has_target(target)) CUJIT_SKIP("this CPU cannot run the " + target + " loops");
+  struct Restore {
+    ~Restore() { cpu::force_loop_target(""); }
+  } restore;
+  std::map<std::string, std::vector<Output>> baseline;
+  cpu::force_loop_target("baseline");
+  REQUIRE(cpu::loop_target() == "baseline");
+  for (const auto& c : eval_cases())
+    if (!c.error) run_case(c, &baseline[c.id]);
+  cpu::force_loop_target(target);
+  REQUIRE(cpu::loop_target() == target);
+  int passed = 0, compared = 0, same = 0;
+  for (const auto& c : eval_cases()) {
+    std::vector<Output> outs;
+    if (!run_case(c, &outs)) continue;
+    ++passed;
+    if (c.error) continue;
+    ++compared;
+    const auto& want = baseline[c.id];
+    bool identical = outs.size() == want.size();
+    // (An input updated in place holds its result in run_case's copy, checked against NumPy only.)
+    for (std::size_t k = 0; identical && k < outs.size(); ++k)
+      identical = outs[k].array.data() == nullptr ||
+                  (outs[k].array.nbytes() == want[k].array.nbytes() &&
+                   std::memcmp(outs[k].array.data(), want[k].array.data(), want[k].array.nbytes()) == 0);
+    if (identical) ++same;
+    else FAIL_CHECK(describe(c) << "\n  the " << target << " loops' output differs from the baseline loops'");
+  }
+  std::cout << target << " loops: " << eval_cases().size() << " NumPy cases, " << passed << " passed; of the "
+            << compared << " with outputs, " << same << " bit-identical to the baseline loops" << std::endl;
+}
+
+TEST_CASE("evaluation cases with the baseline loops", "[loop_target_baseline]") { check_loop_target("baseline"); }
+TEST_CASE("evaluation cases with the AVX2 loops", "[loop_target_avx2]") { check_loop_target("avx2"); }
+TEST_CASE("evaluation cases with the AVX-512 loops", "[loop_target_avx512]") { check_loop_target("avx512"); }
+
+TEST_CASE("forcing a loop target the evaluator does not know is a Usage error", "[reference]") {
+  try {
+    cpu::force_loop_target("neon9");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Usage);
+    CHECK(std::string(e.what()) == "unknown CPU loop target 'neon9' (known: avx512, avx2, baseline)");
+  }
+  CHECK(cpu::loop_targets() == std::vector<std::string>{"avx512", "avx2", "baseline"});
 }
