@@ -354,6 +354,125 @@ CJ_AVX512 void tanh_f32(const Instr& in, const Chunk& c) {
   }
 }
 
+// The float32 power on AVX-512: pow_pd, pow_ps_fixed and pow_f32 above with
+// eight double lanes (the same operations in the same order, so the same
+// results; 2^k by scalef).
+CJ_AVX512 inline __m512d pow_pd(__m512d a, __m512d b) {
+  const __m512i bits = _mm512_castpd_si512(a);
+  const __m512d two52 = _mm512_set1_pd(0x1p52);
+  __m512d e = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(bits, 52), _mm512_castpd_si512(two52))),
+                            two52);
+  e = _mm512_sub_pd(e, _mm512_set1_pd(1023.0));
+  __m512d m = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi64(0x000fffffffffffffLL)),
+                                                  _mm512_set1_epi64(0x3ff0000000000000LL)));
+  const __mmask8 big = _mm512_cmp_pd_mask(m, _mm512_set1_pd(1.4142135623730951), _CMP_GT_OQ);
+  const __m512d one = _mm512_set1_pd(1.0);
+  m = _mm512_mask_mul_pd(m, big, m, _mm512_set1_pd(0.5));
+  e = _mm512_mask_add_pd(e, big, e, one);
+  const __m512d s = _mm512_div_pd(_mm512_sub_pd(m, one), _mm512_add_pd(m, one));
+  const __m512d z = _mm512_mul_pd(s, s);
+  const __m512d z2 = _mm512_mul_pd(z, z), z4 = _mm512_mul_pd(z2, z2);
+  const __m512d p01 = _mm512_fmadd_pd(_mm512_set1_pd(0.9617966939259757), z, _mm512_set1_pd(2.8853900817779268));
+  const __m512d p23 = _mm512_fmadd_pd(_mm512_set1_pd(0.41219858311113244), z, _mm512_set1_pd(0.5770780163555853));
+  const __m512d p45 = _mm512_fmadd_pd(_mm512_set1_pd(0.2623081892525388), z, _mm512_set1_pd(0.3205988979753252));
+  const __m512d p67 = _mm512_fmadd_pd(_mm512_set1_pd(0.19235933878519512), z, _mm512_set1_pd(0.2219530832136867));
+  const __m512d p = _mm512_fmadd_pd(_mm512_fmadd_pd(p67, z2, p45), z4, _mm512_fmadd_pd(p23, z2, p01));
+  const __m512d th = _mm512_mul_pd(b, e), tl = _mm512_mul_pd(b, _mm512_mul_pd(p, s));
+  const __m512d t = _mm512_add_pd(th, tl);
+  const __m512d bound = _mm512_set1_pd(200.0);
+  const __mmask8 out = _mm512_cmp_pd_mask(_mm512_abs_pd(t), bound, _CMP_GT_OQ);
+  const __m512d k = _mm512_roundscale_pd(_mm512_min_pd(_mm512_max_pd(t, _mm512_sub_pd(_mm512_setzero_pd(), bound)), bound),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512d f = _mm512_maskz_mov_pd(static_cast<__mmask8>(~out), _mm512_add_pd(_mm512_sub_pd(th, k), tl));
+  const __m512d w = _mm512_mul_pd(f, _mm512_set1_pd(0.69314718055994531));
+  const __m512d w2 = _mm512_mul_pd(w, w), w4 = _mm512_mul_pd(w2, w2), w8 = _mm512_mul_pd(w4, w4);
+  const __m512d q01 = _mm512_fmadd_pd(one, w, one);
+  const __m512d q23 = _mm512_fmadd_pd(_mm512_set1_pd(0.16666666666666666), w, _mm512_set1_pd(0.5));
+  const __m512d q45 = _mm512_fmadd_pd(_mm512_set1_pd(0.008333333333333333), w, _mm512_set1_pd(0.041666666666666664));
+  const __m512d q67 = _mm512_fmadd_pd(_mm512_set1_pd(0.0001984126984126984), w, _mm512_set1_pd(0.001388888888888889));
+  const __m512d q89 = _mm512_fmadd_pd(_mm512_set1_pd(2.7557319223985893e-06), w, _mm512_set1_pd(2.48015873015873e-05));
+  const __m512d qab = _mm512_fmadd_pd(_mm512_set1_pd(2.505210838544172e-08), w, _mm512_set1_pd(2.755731922398589e-07));
+  const __m512d q03 = _mm512_fmadd_pd(q23, w2, q01), q47 = _mm512_fmadd_pd(q67, w2, q45), q8b = _mm512_fmadd_pd(qab, w2, q89);
+  const __m512d q = _mm512_fmadd_pd(q8b, w8, _mm512_fmadd_pd(q47, w4, q03));
+  return _mm512_scalef_pd(q, k);
+}
+
+CJ_AVX512 inline __m512d ipow_pd(__m512d x, int n) {
+  const __m512d one = _mm512_set1_pd(1.0);
+  __m512d r = one, p = x;
+  for (unsigned u = static_cast<unsigned>(n < 0 ? -n : n); u; u >>= 1) {
+    if (u & 1) r = _mm512_mul_pd(r, p);
+    if (u > 1) p = _mm512_mul_pd(p, p);
+  }
+  return n < 0 ? _mm512_div_pd(one, r) : r;
+}
+
+// The two halves of 16 float lanes as doubles, and back.
+CJ_AVX512 inline __m512d lo_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+CJ_AVX512 inline __m512d hi_pd(__m512 v) {
+  return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+CJ_AVX512 inline __m512 join_ps(__m512d lo, __m512d hi) {
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo))),
+                                             _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+}
+
+CJ_AVX512 inline bool pow_ps_fixed(__m512 a, float b0, __m512& r) {
+  const bool whole = __builtin_truncf(b0) == b0;
+  if (!whole) {
+    const __mmask16 plain = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_GT_OQ) &
+                            _mm512_cmp_ps_mask(a, _mm512_set1_ps(__builtin_inff()), _CMP_LT_OQ);
+    if (plain != 0xffff) return false;
+  }
+  const int n = static_cast<int>(__builtin_floorf(b0));
+  auto half = [&](__m512d x) CJ_AVX512 {
+    __m512d v = ipow_pd(x, n);
+    if (!whole) v = _mm512_mul_pd(v, _mm512_sqrt_pd(x));
+    return v;
+  };
+  r = join_ps(half(lo_pd(a)), half(hi_pd(a)));
+  return true;
+}
+
+CJ_AVX512 inline __m512 pow_ps_general(__m512 a, __m512 b) {
+  __m512 r = join_ps(pow_pd(lo_pd(a), lo_pd(b)), pow_pd(hi_pd(a), hi_pd(b)));
+  const __m512 inf = _mm512_set1_ps(__builtin_inff());
+  const __mmask16 plain = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_GT_OQ) &
+                          _mm512_cmp_ps_mask(a, inf, _CMP_LT_OQ) & _mm512_cmp_ps_mask(_mm512_abs_ps(b), inf, _CMP_LT_OQ);
+  if (plain != 0xffff) {
+    alignas(64) float ra[16], rb[16], rr[16];
+    _mm512_store_ps(ra, a);
+    _mm512_store_ps(rb, b);
+    _mm512_store_ps(rr, r);
+    for (int j = 0; j < 16; ++j)
+      if (!(plain >> j & 1)) rr[j] = ::powf(ra[j], rb[j]);
+    r = _mm512_load_ps(rr);
+  }
+  return r;
+}
+
+CJ_AVX512 void pow_f32_wide(const Instr& in, const Chunk& c) {
+  const float* x = static_cast<const float*>(c.reg[in.arg[0]]);
+  const float* z = static_cast<const float*>(c.reg[in.arg[1]]);
+  float* y = static_cast<float*>(c.reg[in.out]);
+  if (c.n == 0) return;
+  const bool fixed = pow_exponent_fixed(z, c.n);
+  const float b0 = z[0];
+  auto one = [&](__m512 a, __m512 b) CJ_AVX512 {
+    __m512 r;
+    if (!fixed || !pow_ps_fixed(a, b0, r)) r = pow_ps_general(a, b);
+    return pow_exact(a, b, r);
+  };
+  std::size_t k = 0;
+  for (; k + 16 <= c.n; k += 16) _mm512_storeu_ps(y + k, one(_mm512_loadu_ps(x + k), _mm512_loadu_ps(z + k)));
+  if (const std::size_t r = c.n - k) {
+    alignas(64) float t[16] = {}, u[16] = {};
+    for (std::size_t j = 0; j < 16; ++j) t[j] = j < r ? x[k + j] : 1.0f, u[j] = j < r ? z[k + j] : b0;
+    _mm512_store_ps(t, one(_mm512_load_ps(t), _mm512_load_ps(u)));
+    for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
+  }
+}
+
 template <bool Pow> CJ_AVX512 inline __m512 apply(__m512 (*f)(__m512, __m512), __m512 a, __m512 b) {
   return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
 }
@@ -469,7 +588,7 @@ template <class L, int S, bool Pow> CJ_AVX512 void binary_wide(const Instr& in, 
 
 template <int S, int Arity, bool Pow> Loop loop_of(DType t) {
   if constexpr (Pow) {
-    if (t == DType::Float32) return &pow_f32;
+    if (t == DType::Float32) return sleef().wide ? &pow_f32_wide : &pow_f32;
   }
   const bool f32 = t == DType::Float32;
   if (sleef().wide) {
