@@ -10,6 +10,7 @@
 // (docs/architecture.md says why Highway). Every target computes the same
 // bits: no fast-math and no FMA contraction (CMakeLists.txt), and the
 // operations are exact or call the same scalar functions.
+#include <cmath>
 #include <string_view>
 #include <type_traits>
 
@@ -162,6 +163,58 @@ template <class F> Loop visit_stored(DType t, F&& f) {
   return visit_compute(t, f);
 }
 
+// Integer `%` and floor_divide of 8-, 16- and 32-bit signed and 8- and
+// 16-bit unsigned integers when a chunk's divisors are all one value (a
+// literal, a scalar: `(a*3 + b) % 7`). The hardware's integer division has no
+// vector form, so the quotient comes from a product with the divisor's
+// reciprocal in double, truncated to int32: within 2 of floor(a/b) (|a/b| <=
+// 2^31 and the product's relative error is 2^-52); the remainder a - q b,
+// exact in double, then corrects it, one step at a time, by arithmetic on
+// comparisons so that the loop vectorizes (std::floor would not, with
+// trapping math). The results are the template functions' (NumPy's: the
+// remainder takes the divisor's sign); other chunks, a zero divisor and -1
+// (INT_MIN / -1 wraps) take the template function.
+template <class T, bool Rem> void uniform_divide(const Instr& in, const Chunk& c) {
+  const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);
+  const T* __restrict z = static_cast<const T*>(c.reg[in.arg[1]]);
+  T* __restrict y = static_cast<T*>(c.reg[in.out]);
+  if (c.n == 0) return;
+  const T b0 = z[0];
+  T differ = 0;
+  for (std::size_t k = 0; k < c.n; ++k) differ = static_cast<T>(differ | (z[k] ^ b0));
+  if (differ != 0 || b0 == 0 || (std::is_signed_v<T> && b0 == static_cast<T>(-1))) {
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = Rem ? cj::remainder(x[k], z[k]) : cj::floor_divide(x[k], z[k]);
+    return;
+  }
+  const double b = static_cast<double>(b0), inv = 1.0 / b;
+  auto one = [&](T a, auto positive) {
+    const double ad = static_cast<double>(a);
+    double q = static_cast<double>(static_cast<std::int32_t>(ad * inv));
+    double r = ad - q * b;
+    for (int step = 0; step < 2; ++step) {  // into [0, b) for b > 0, (b, 0] for b < 0
+      const double low = (positive ? r < 0 : r > 0) ? 1.0 : 0.0;
+      const double high = (positive ? r >= b : r <= b) ? 1.0 : 0.0;
+      q += high - low;
+      r -= (high - low) * b;
+    }
+    return static_cast<T>(static_cast<std::int32_t>(Rem ? r : q));
+  };
+  if (b0 > 0) {
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = one(x[k], std::true_type{});
+  } else {
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = one(x[k], std::false_type{});
+  }
+}
+
+template <class T> Loop divide_loop(Op id) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                (std::is_signed_v<T> ? sizeof(T) <= 4 : sizeof(T) <= 2)) {
+    if (id == Op::Mod || id == Op::Remainder) return &uniform_divide<T, true>;
+    if (id == Op::FloorDivide) return &uniform_divide<T, false>;
+  }
+  return nullptr;
+}
+
 // where(c, x, y): a mask blend on integers of the element's width, branch-free
 // (random conditions would mispredict a branch) so the loop vectorizes.
 template <class U> void select_loop(const Instr& in, const Chunk& c) {
@@ -192,6 +245,11 @@ Loop TemplateLoop(const Builtin& b, DType op_type, int arity, DType* result) {
   DType ct = is_half(op_type) ? DType::Float32 : op_type;
   return visit_compute(ct, [&](auto tag) -> Loop {
     using T = decltype(tag);
+    if (arity == 2)
+      if (Loop d = divide_loop<T>(b.id)) {
+        *result = op_type;
+        return d;
+      }
     switch (b.id) {
 #define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl) \
   case Op::Id: return pick_for<Fn##Id, T, has_flag(flags, 'h')>(op_type, arity, *result);

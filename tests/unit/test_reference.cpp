@@ -9,14 +9,18 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 
 #include "catch.hpp"
 #include "cujit/error.hpp"
 #include "cpu/eval.hpp"
+#include "core/ops_host.hpp"
 #include "cpu/eval_loops.hpp"
+#include "lang/builtins.hpp"
 #include "reference.hpp"
 #include "skip.hpp"
 #include "lang/types.hpp"
@@ -416,4 +420,66 @@ TEST_CASE("forcing a loop target the evaluator does not know is a Usage error", 
     CHECK(std::string(e.what()) == "unknown CPU loop target 'neon9' (known: avx512, avx2, baseline)");
   }
   CHECK(cpu::loop_targets() == std::vector<std::string>{"avx512", "avx2", "baseline"});
+}
+
+// Integer % and floor_divide by one divisor per chunk take a reciprocal in
+// double (src/cpu/eval_ops.cpp): every dividend against every divisor kind,
+// the extremes included, equals the template function's value, on every
+// instruction set this CPU has.
+template <class T> static void check_uniform_divide(Op op) {
+  const Builtin& b = builtin(op);
+  const DType t = []() {
+    if constexpr (std::is_same_v<T, std::int8_t>) return DType::Int8;
+    else if constexpr (std::is_same_v<T, std::uint8_t>) return DType::UInt8;
+    else if constexpr (std::is_same_v<T, std::int16_t>) return DType::Int16;
+    else if constexpr (std::is_same_v<T, std::uint16_t>) return DType::UInt16;
+    else if constexpr (std::is_same_v<T, std::int32_t>) return DType::Int32;
+    else return DType::UInt32;
+  }();
+  std::mt19937_64 g(7);
+  const std::size_t n = 4096 + 37;
+  std::vector<T> x(n), z(n), y(n);
+  for (auto& v : x) v = static_cast<T>(g());
+  const T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  const T edge[] = {lo, hi, 0, 1, static_cast<T>(-1), static_cast<T>(lo + 1), static_cast<T>(hi - 1), 7, static_cast<T>(-7)};
+  for (std::size_t k = 0; k < sizeof edge / sizeof edge[0]; ++k) x[k * 11] = edge[k];
+  std::vector<T> divisors(edge, edge + sizeof edge / sizeof edge[0]);
+  for (int k = 0; k < 20; ++k) divisors.push_back(static_cast<T>(g()));
+  DType r = t;
+  cpu::Loop loop = cpu::template_loop(b, t, 2, r);
+  REQUIRE(loop);
+  for (T d : divisors) {
+    std::fill(z.begin(), z.end(), d);
+    void* reg[3] = {x.data(), z.data(), y.data()};
+    cpu::Instr in;
+    in.arg[0] = 0;
+    in.arg[1] = 1;
+    in.out = 2;
+    loop(in, cpu::Chunk{reg, n, 0});
+    for (std::size_t k = 0; k < n; ++k) {
+      const T want = op == Op::FloorDivide ? cj::floor_divide(x[k], d) : cj::remainder(x[k], d);
+      if (y[k] != want) {
+        FAIL_CHECK(b.name << " " << dtype_name(t) << ": " << +x[k] << " by " << +d << " gave " << +y[k] << ", want "
+                          << +want);
+        return;
+      }
+    }
+  }
+}
+
+TEST_CASE("integer % and floor_divide by one divisor: the template functions' values on every target", "[reference]") {
+  for (const std::string& target : cpu::loop_targets()) {
+    if (!cpu::cpu_has_target(target)) continue;
+    cpu::force_loop_target(target);
+    INFO("loops: " << target);
+    for (Op op : {Op::Mod, Op::FloorDivide}) {
+      check_uniform_divide<std::int8_t>(op);
+      check_uniform_divide<std::uint8_t>(op);
+      check_uniform_divide<std::int16_t>(op);
+      check_uniform_divide<std::uint16_t>(op);
+      check_uniform_divide<std::int32_t>(op);
+      check_uniform_divide<std::uint32_t>(op);
+    }
+  }
+  cpu::force_loop_target("");
 }
