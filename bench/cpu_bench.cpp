@@ -7,6 +7,7 @@
 //                         once; prints the call's wall and CPU milliseconds
 //                         (CPU: user + system time of every thread of the process)
 //   save PATH NAMES PROGRAM   the same, and writes its first output to PATH
+//   info                  which instruction set the loops and the math run on
 //   triad N               a STREAM triad a[i] = b[i] + 3 c[i] on N float64
 //                         elements, split over the threads, arrays kept
 //                         between calls (first touched by their thread);
@@ -29,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "cpu/eval_loops.hpp"
+#include "cpu/vector_math.hpp"
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "io/npy.hpp"
@@ -139,6 +142,8 @@ int main() {
         double cpu = cpu_ms() - c0;
         if (cmd == "save") cujit::write_npy(path, outs.at(0).array.view());
         std::printf("%.4f %.4f\n", ms, cpu);
+      } else if (cmd == "info") {
+        std::printf("loops %s, math %s\n", cujit::cpu::loop_target().c_str(), cujit::cpu::cpu_math().c_str());
       } else if (cmd == "triad") {
         std::size_t n = 0;
         in >> n;

@@ -158,7 +158,6 @@ def main():
     ap.add_argument("--only", help="comma-separated program names")
     ap.add_argument("--out", help="write the markdown table here")
     ap.add_argument("--plot", help="write a PNG plot here")
-    ap.add_argument("--loops", help="for the header: which of cujit's loops and math ran (bench_cpu's CPU)")
     args = ap.parse_args()
 
     sizes = [int(float(s)) for s in args.sizes.split(",")]
@@ -170,6 +169,7 @@ def main():
     load_before = os.getloadavg()
     started = datetime.datetime.now(datetime.timezone.utc)
     cj = Cujit(args.bench_cpu, args.threads)
+    loops = cj.cmd("info")
     before = Cujit(args.before, args.threads) if args.before else None
     rng = np.random.default_rng(0)
     tmp = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -249,7 +249,7 @@ def main():
         f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
         f"Python {platform.python_version()}, NumPy {np.__version__}, numexpr {ne.__version__} "
         f"(VML {'on' if ne.use_vml else 'off'}), Numba {_nb.__version__}. Threads: {args.threads} for cujit, numexpr "
-        f"and Numba (NumPy: 1). cujit's loops: {args.loops or 'see bench_cpu -v'}.",
+        f"and Numba (NumPy: 1). cujit's {loops}.",
         f"Load average (1 minute) {load_before[0]:.2f} at the start, {load_after[0]:.2f} at the end. The systems ran "
         f"interleaved, back to back for each repetition ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8), "
         "so load affects all alike. Times are medians in milliseconds of one call, wall clock (cujit: "
