@@ -21,8 +21,9 @@
 #include "cpu/vector_math.hpp"
 
 // The targets built: the compiler's baseline (SSE2 on x86-64), AVX2 + FMA
-// and AVX-512 (Skylake-X and later). SSSE3/SSE4 would add little over the
-// baseline for these loops, and each target is a full copy of every loop.
+// and AVX-512 (Skylake-X and later; a newer Highway adds variants for newer
+// CPUs). SSSE3/SSE4 would add little over the baseline for these loops, and
+// each target is a full copy of every loop.
 #ifndef HWY_DISABLED_TARGETS
 #define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3_DL)
 #endif
@@ -337,6 +338,9 @@ std::string loop_target() {
   const std::int64_t bit = HWY_DYNAMIC_DISPATCH(TargetBit)();
   for (const Target& t : kTargets)
     if (t.bit == bit) return t.name;
+  // Newer Highway (Ubuntu 24.04's 1.0.7) adds AVX-512 targets for newer CPUs
+  // (AVX3_ZEN4, ...): better targets have lower bits.
+  if (HWY_ARCH_X86 && bit > 0 && bit < HWY_AVX3) return "avx512";
   return hwy::TargetName(bit);
 }
 
