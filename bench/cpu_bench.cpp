@@ -7,19 +7,31 @@
 //                         once; prints the call's wall and CPU milliseconds
 //                         (CPU: user + system time of every thread of the process)
 //   save PATH NAMES PROGRAM   the same, and writes its first output to PATH
+//   info                  which instruction set the loops and the math run on
+//   triad N               a STREAM triad a[i] = b[i] + 3 c[i] on N float64
+//                         elements, split over the threads, arrays kept
+//                         between calls (first touched by their thread);
+//                         prints its wall and CPU milliseconds
 // The timed call is the public API's whole CPU path (check, plan, allocate
 // the outputs, compute); freeing the outputs comes after the clock stops.
 // Threads: $CUJIT_NUM_THREADS (default: every core).
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cpu/eval_loops.hpp"
+#include "cpu/vector_math.hpp"
 #include "cujit/error.hpp"
 #include "cujit/evaluate.hpp"
 #include "io/npy.hpp"
@@ -34,7 +46,70 @@ double cpu_ms() {
           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3);
 }
 
+// The machine's streaming bandwidth, measured beside the programs: the
+// reference the memory-bound programs are held to (24 bytes an element, as
+// STREAM counts: b and c read, a written).
+struct Triad {
+  std::size_t n = 0;
+  std::unique_ptr<double[]> a, b, c;
+  int threads = 1;
+
+  template <class F> void parallel(F f) {
+    std::vector<std::thread> team;
+    for (int t = 1; t < threads; ++t) team.emplace_back(f, t);
+    f(0);
+    for (auto& th : team) th.join();
+  }
+  void range(int t, std::size_t& lo, std::size_t& hi) const {
+    lo = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
+    hi = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads);
+  }
+  void resize(std::size_t size) {
+    if (size == n) return;
+    n = size;
+    a.reset(new double[n]);
+    b.reset(new double[n]);
+    c.reset(new double[n]);
+    parallel([&](int t) {
+      std::size_t lo, hi;
+      range(t, lo, hi);
+      for (std::size_t i = lo; i < hi; ++i) a[i] = 0, b[i] = 1, c[i] = 2;
+    });
+  }
+  // One triad; the threads are started outside the clock and meet at a
+  // spin barrier, so the time is the sweep's.
+  double run() {
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<double> ms(static_cast<std::size_t>(threads));
+    std::chrono::steady_clock::time_point t0;
+    std::vector<std::thread> team;
+    auto work = [&](int t) {
+      std::size_t lo, hi;
+      range(t, lo, hi);
+      ready.fetch_add(1);
+      while (!go.load()) {
+      }
+      double* __restrict x = a.get();
+      const double* __restrict y = b.get();
+      const double* __restrict z = c.get();
+      for (std::size_t i = lo; i < hi; ++i) x[i] = y[i] + 3.0 * z[i];
+    };
+    for (int t = 1; t < threads; ++t) team.emplace_back(work, t);
+    while (ready.load() < threads - 1) {
+    }
+    t0 = std::chrono::steady_clock::now();
+    ready.fetch_add(1);
+    go.store(true);
+    work(0);
+    for (auto& th : team) th.join();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+};
+
 int main() {
+  Triad triad;
+  if (const char* s = std::getenv("CUJIT_NUM_THREADS")) triad.threads = std::max(1, std::atoi(s));
   std::map<std::string, cujit::HostArray> arrays;
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -67,6 +142,15 @@ int main() {
         double cpu = cpu_ms() - c0;
         if (cmd == "save") cujit::write_npy(path, outs.at(0).array.view());
         std::printf("%.4f %.4f\n", ms, cpu);
+      } else if (cmd == "info") {
+        std::printf("loops %s, math %s\n", cujit::cpu::loop_target().c_str(), cujit::cpu::cpu_math().c_str());
+      } else if (cmd == "triad") {
+        std::size_t n = 0;
+        in >> n;
+        triad.resize(n);
+        double c0 = cpu_ms();
+        double ms = triad.run();
+        std::printf("%.4f %.4f\n", ms, cpu_ms() - c0);
       } else if (cmd == "quit") {
         return 0;
       } else {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cujit's CPU evaluator against numexpr and NumPy, side by side in one run.
+"""cujit's CPU evaluator against numexpr, NumPy and Numba, side by side in one run.
 
     python3 bench/cpu_peers.py --bench-cpu build/bench/bench_cpu [--sizes 1e5,1e6,1e7,1e8]
         [--reps 5] [--threads N] [--before OLD_BENCH_CPU] [--out bench/results/cpu_DATE.md] [--plot FILE.png]
@@ -10,9 +10,14 @@ bench_cpu process, which keeps them in memory. Then, for every program and
 repetition, cujit, numexpr and NumPy run back to back (interleaved), so a
 change of machine load hits all three alike; the table gives medians.
 cujit's time is one cujit::evaluate call (check, plan, output allocation,
-compute); numexpr's one numexpr.evaluate call; NumPy's the expression. numexpr
-and cujit use the same number of threads. Every cujit result is checked
-against NumPy's once per size.
+compute); numexpr's one numexpr.evaluate call; NumPy's the expression;
+Numba's one call of the program as a @vectorize(target='parallel') ufunc
+(compiled before the clock starts). numexpr, Numba and cujit use the same
+number of threads. A STREAM triad (bench_cpu's `triad`: a = b + 3c on float64,
+24 bytes an element, the arrays kept between calls) runs in the same
+interleaving at each size: the machine's streaming bandwidth, which the
+table holds each cujit call's bytes (inputs read + output written) against.
+Every cujit result is checked against NumPy's once per size.
 """
 import argparse
 import datetime
@@ -25,6 +30,9 @@ import sys
 import tempfile
 import time
 
+import math
+
+import numba
 import numexpr as ne
 import numpy as np
 
@@ -51,6 +59,36 @@ PROGRAMS = [
     ("broadcast", "out = m*r + 1", "m,r", "m*r + 1", lambda d: d["m"] * d["r"] + 1),
 ]
 ISSUE_PROGRAMS = ("sin", "fma", "gauss")  # issue 9's before/after programs
+
+# Each program as Numba writes it: a scalar function made a parallel ufunc,
+# with its NumPy signature (float32 in, float32 out, as the other systems).
+F32, F64, I32 = "float32", "float64", "int32"
+NUMBA = {
+    "sin": (f"{F32}({F32})", lambda x: math.sin(x) * 5),
+    "fma": (f"{F32}({F32},{F32})", lambda x, y: x * y + 5),
+    "gauss": (f"{F32}({F32},{F32})", lambda x, y: math.exp(-x * x) * math.cos(y)),
+    "where": (f"{F32}({F32},{F32})", lambda x, y: x if x > y else y * 2),
+    "clip": (f"{F32}({F32})", lambda x: min(max(x, 0.5), 1.5)),
+    "int32": (f"{I32}({I32},{I32})", lambda a, b: (a * 3 + b) % 7),
+    "f64 hypot": (f"{F64}({F64},{F64})", lambda u, v: math.sqrt(u * u + v * v)),
+    "f64 poly": (f"{F64}({F64})", lambda u: ((u * 0.5 + 1.5) * u - 2) * u + 3),
+    "power": (f"{F32}({F32},{F32})", lambda x, y: x ** y),
+    "power 1.5": (f"{F32}({F32},{F32})", lambda x, y: x ** 1.5 + y),
+    "compare": (f"boolean({F32},{F32})", lambda x, y: (x > 0.5) & (x < 1.5) | (y > 1)),
+    "log": (f"{F32}({F32},{F32})", lambda x, y: math.log(x) * y + 1),
+    "tanh": (f"{F32}({F32})", lambda x: math.tanh(x)),
+    "arctan2": (f"{F32}({F32},{F32})", lambda x, y: math.atan2(x, y)),
+    "broadcast": (f"{F32}({F32},{F32})", lambda m, r: m * r + 1),
+}
+
+
+def numba_ufuncs(programs):
+    """Each program's parallel ufunc, compiled now (not on its first timed call)."""
+    out = {}
+    for pname, *_ in programs:
+        sig, f = NUMBA[pname]
+        out[pname] = numba.vectorize([sig], target="parallel")(f)
+    return out
 
 
 def make_inputs(n, rng):
@@ -126,9 +164,12 @@ def main():
     programs = [p for p in PROGRAMS if not args.only or p[0] in args.only.split(",")]
     ne.set_num_threads(args.threads)
     ne.set_vml_num_threads(args.threads) if ne.use_vml else None
+    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    nb = numba_ufuncs(programs)
     load_before = os.getloadavg()
     started = datetime.datetime.now(datetime.timezone.utc)
     cj = Cujit(args.bench_cpu, args.threads)
+    loops = cj.cmd("info")
     before = Cujit(args.before, args.threads) if args.before else None
     rng = np.random.default_rng(0)
     tmp = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -153,9 +194,16 @@ def main():
                 if got.dtype != want.dtype or not np.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True):
                     raise RuntimeError(f"{pname} at n={n}: cujit's {got.dtype} output differs from NumPy's {want.dtype}")
                 ne.evaluate(nexpr, local_dict=local)  # numexpr compiles its expression on first use
+                nbf = nb[pname]
+                nb_args = [data[k] for k in names.split(",")]
+                got_nb = nbf(*nb_args)
+                if not np.allclose(got_nb, want, rtol=1e-5, atol=1e-6, equal_nan=True):
+                    raise RuntimeError(f"{pname} at n={n}: Numba's output differs from NumPy's")
+                nbytes = sum(data[k].nbytes for k in names.split(",")) + want.nbytes
                 reps = args.reps if n < 10**8 else max(3, args.reps // 2)
-                r = results.setdefault((pname, n), {k: [] for k in ("cujit", "numexpr", "numpy", "before", "cujit cpu",
-                                                                      "numexpr cpu", "numpy cpu")})
+                r = results.setdefault((pname, n), {k: [] for k in ("cujit", "numexpr", "numpy", "numba", "triad", "before",
+                                                                      "cujit cpu", "numexpr cpu", "numpy cpu")})
+                r["bytes"] = nbytes
                 for _ in range(reps):
                     wall, cpu = map(float, cj.cmd(f"run {names} {prog}").split())
                     r["cujit"].append(wall)
@@ -166,11 +214,15 @@ def main():
                     wall, cpu = timed(lambda: npf(data))
                     r["numpy"].append(wall)
                     r["numpy cpu"].append(cpu)
+                    wall, _ = timed(lambda: nbf(*nb_args))
+                    r["numba"].append(wall)
+                    r["triad"].append(float(cj.cmd(f"triad {n}").split()[0]))
                     if before and n == 10**7 and pname in ISSUE_PROGRAMS:
                         r["before"].append(float(before.cmd(f"run {names} {prog}").split()[0]))
-                med = {k: statistics.median(v) for k, v in r.items() if v}
+                med = {k: statistics.median(v) for k, v in r.items() if isinstance(v, list) and v}
                 print(f"{pname:>10} n={n:>9}: cujit {med['cujit']:9.3f} ms  numexpr {med['numexpr']:9.3f} ms  "
-                      f"numpy {med['numpy']:9.3f} ms  numexpr/cujit {med['numexpr'] / med['cujit']:5.2f}  "
+                      f"numpy {med['numpy']:9.3f} ms  numba {med['numba']:9.3f} ms  triad {med['triad']:8.3f} ms  "
+                      f"numexpr/cujit {med['numexpr'] / med['cujit']:5.2f}  "
                       f"CPU ms cujit {med['cujit cpu']:8.2f} numexpr {med['numexpr cpu']:8.2f}"
                       + (f"  before {med['before']:9.3f} ms" if "before" in med else ""), flush=True)
             cj.cmd("clear")
@@ -190,35 +242,42 @@ def main():
             cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
     except (OSError, StopIteration):
         pass
+    import numba as _nb  # for its version
     lines = [
-        f"# CPU evaluator: cujit vs numexpr vs NumPy ({started:%Y-%m-%d %H:%M} UTC)",
+        f"# CPU evaluator: cujit vs numexpr vs NumPy vs Numba ({started:%Y-%m-%d %H:%M} UTC)",
         "",
         f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
         f"Python {platform.python_version()}, NumPy {np.__version__}, numexpr {ne.__version__} "
-        f"(VML {'on' if ne.use_vml else 'off'}). Threads: {args.threads} for cujit and numexpr (NumPy: 1).",
-        f"The machine was shared and loaded (load average {load_before[0]:.1f} at the start, "
-        f"{load_after[0]:.1f} at the end): the three systems ran interleaved, back to back for each "
-        f"repetition ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8), so load affects all alike. "
-        "Times are medians in milliseconds of one call, wall clock, and CPU time (user + system of "
-        "every thread of the process during the call: what it cost the machine, less inflated by other "
-        "processes' load than the wall time) (cujit: cujit::evaluate, including check, planning "
-        "and output allocation; numexpr: numexpr.evaluate); ratios above 1 mean cujit is faster.",
+        f"(VML {'on' if ne.use_vml else 'off'}), Numba {_nb.__version__}. Threads: {args.threads} for cujit, numexpr "
+        f"and Numba (NumPy: 1). cujit's {loops}.",
+        f"Load average (1 minute) {load_before[0]:.2f} at the start, {load_after[0]:.2f} at the end. The systems ran "
+        f"interleaved, back to back for each repetition ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8), "
+        "so load affects all alike. Times are medians in milliseconds of one call, wall clock (cujit: "
+        "cujit::evaluate, including check, planning and output allocation; numexpr: numexpr.evaluate; Numba: "
+        "the parallel ufunc's call, allocating its output); ratios above 1 mean cujit is faster. "
+        "Triad: a STREAM triad on float64 arrays of n elements in the same interleaving (24 bytes an element); "
+        "cujit GB/s counts its inputs read and output written, and `of triad` is that over the triad's GB/s "
+        "(the goal for memory-bound programs: 0.9).",
         f"Command: `python3 bench/cpu_peers.py {' '.join(sys.argv[1:])}`",
         "",
-        "| program | dtype | n | cujit ms | numexpr ms | NumPy ms | numexpr / cujit | NumPy / cujit | "
-        "cujit CPU ms | numexpr CPU ms | CPU numexpr / cujit |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| program | dtype | n | cujit ms | numexpr ms | NumPy ms | Numba ms | numexpr / cujit | NumPy / cujit | "
+        "Numba / cujit | cujit GB/s | triad GB/s | of triad |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     dtypes = {"x": "float32", "a": "int32", "u": "float64", "m": "float32 (2-D x row)"}
+    behind = []
     for pname, prog, names, _, _ in programs:
         for n in sizes:
             r = results.get((pname, n))
             if not r:
                 continue
-            c, e, p, cc, ec = (statistics.median(r[k]) for k in ("cujit", "numexpr", "numpy", "cujit cpu", "numexpr cpu"))
+            c, e, p, nbt, tr = (statistics.median(r[k]) for k in ("cujit", "numexpr", "numpy", "numba", "triad"))
+            gbs, tgbs = r["bytes"] / c / 1e6, 24 * n / tr / 1e6
+            if min(e, p, nbt) < c:
+                behind.append(f"{pname} at {n:.0e} ({min(e, p, nbt) / c:.2f})")
             lines.append(f"| `{md(prog)}` | {dtypes[names.split(',')[0]]} | {n:.0e} | {fmt_ms(c)} | {fmt_ms(e)} | "
-                         f"{fmt_ms(p)} | {e / c:.2f} | {p / c:.2f} | {fmt_ms(cc)} | {fmt_ms(ec)} | "
-                         f"{ec / cc if cc > 0 else float('nan'):.2f} |")
+                         f"{fmt_ms(p)} | {fmt_ms(nbt)} | {e / c:.2f} | {p / c:.2f} | {nbt / c:.2f} | {gbs:.1f} | "
+                         f"{tgbs:.1f} | {gbs / tgbs:.2f} |")
     if before:
         lines += ["", "Before / after (the per-element evaluator this replaced, same run, float32, n = 1e7):", "",
                   "| program | before ms | after ms | speed-up | numexpr ms |", "|---|---:|---:|---:|---:|"]
@@ -227,10 +286,8 @@ def main():
             if r and r["before"]:
                 b, c, e = (statistics.median(r[k]) for k in ("before", "cujit", "numexpr"))
                 lines.append(f"| `{md(prog)}` | {fmt_ms(b)} | {fmt_ms(c)} | {b / c:.1f}x | {fmt_ms(e)} |")
-    slower = [(pname, n) for (pname, n), r in results.items() if n >= 10**6 and
-              statistics.median(r["cujit"]) > statistics.median(r["numexpr"])]
-    lines += ["", "Programs where cujit is slower than numexpr from 1e6 elements: " +
-              (", ".join(f"{p} at {n:.0e}" for p, n in slower) if slower else "none.")]
+    lines += ["", "Cells where a peer is faster than cujit (best peer's time / cujit's): " +
+              (", ".join(behind) if behind else "none.")]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
@@ -248,7 +305,7 @@ def plot(results, programs, sizes, path, started):
     rows = (len(programs) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
     for ax, (pname, prog, _, _, _) in zip(axes.flat, programs):
-        for key, style in (("cujit", "o-"), ("numexpr", "s--"), ("numpy", "^:")):
+        for key, style in (("cujit", "o-"), ("numexpr", "s--"), ("numpy", "^:"), ("numba", "d-.")):
             ns = [n for n in sizes if (pname, n) in results]
             ax.loglog(ns, [n / statistics.median(results[(pname, n)][key]) / 1e3 for n in ns], style, label=key)
         ax.set_title(prog, fontsize=9)
@@ -258,7 +315,7 @@ def plot(results, programs, sizes, path, started):
     for ax in list(axes.flat)[len(programs):]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=8)
-    fig.suptitle(f"cujit CPU evaluator vs numexpr vs NumPy, throughput (higher is better), {started:%Y-%m-%d}")
+    fig.suptitle(f"cujit CPU evaluator vs numexpr vs NumPy vs Numba, throughput (higher is better), {started:%Y-%m-%d}")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
 

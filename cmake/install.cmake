@@ -36,11 +36,11 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cujitConfig.cmake ${CMAKE_CURRENT_BINA
 
 # cujit.pc. The prefix is found from the .pc file's own folder, so the package
 # works wherever `cmake --install --prefix` puts it. A static libcujit has no
-# private dependencies: its users link NVRTC, threads and libdl themselves, so
+# private dependencies: its users link NVRTC, Highway, threads and libdl themselves, so
 # they go on Libs (with a RUNPATH to NVRTC: a runfile toolkit is not in ld.so's path).
 file(RELATIVE_PATH CUJIT_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 string(REGEX REPLACE "/$" "" CUJIT_PC_PREFIX "${CUJIT_PC_PREFIX}")
-set(CUJIT_PC_DEPS "-L${CUJIT_NVRTC_DIR} -Wl,-rpath,${CUJIT_NVRTC_DIR} -lnvrtc -pthread")
+set(CUJIT_PC_DEPS "-L${CUJIT_NVRTC_DIR} -Wl,-rpath,${CUJIT_NVRTC_DIR} -lnvrtc -lhwy -pthread")
 foreach(lib ${CMAKE_DL_LIBS})
   string(APPEND CUJIT_PC_DEPS " -l${lib}")
 endforeach()

@@ -18,7 +18,7 @@ target_include_directories(cujit_objects PRIVATE
 target_include_directories(cujit_objects SYSTEM PRIVATE ${XXHASH_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS}
   ${DLPACK_INCLUDE_DIR})
 # {fmt} header-only and private: no public header includes it, and nothing is left to link.
-target_link_libraries(cujit_objects PRIVATE fmt::fmt-header-only)
+target_link_libraries(cujit_objects PRIVATE fmt::fmt-header-only hwy::hwy)
 target_compile_options(cujit_objects PRIVATE ${CUJIT_WARNINGS})
 # CUDAToolkit_INCLUDE_DIRS is a list (CUDA 13 adds include/cccl): a ';' in a
 # definition breaks the compile command. The first entry is the toolkit's
@@ -40,7 +40,7 @@ endif()
 
 # What every user of the library needs: C++17, the public headers (DLPack's for
 # cujit/dlpack.hpp) and, for a static library, what libcujit's objects link:
-# NVRTC, threads, dlopen. cujit::nvrtc is defined by cujitConfig.cmake.
+# NVRTC, threads, dlopen, Highway (libhwy). cujit::nvrtc is defined by cujitConfig.cmake.
 function(cujit_link_interface target)
   target_compile_features(${target} PUBLIC cxx_std_17)
   target_include_directories(${target} PUBLIC
@@ -48,7 +48,7 @@ function(cujit_link_interface target)
     $<BUILD_INTERFACE:${CMAKE_CURRENT_BINARY_DIR}/include>)
   target_include_directories(${target} SYSTEM PUBLIC $<BUILD_INTERFACE:${DLPACK_INCLUDE_DIR}>)
   target_link_libraries(${target} PRIVATE $<BUILD_INTERFACE:${NVRTC_LIBRARY}> $<INSTALL_INTERFACE:cujit::nvrtc>
-    Threads::Threads ${CMAKE_DL_LIBS})
+    Threads::Threads ${CMAKE_DL_LIBS} hwy::hwy)
 endfunction()
 
 add_library(cujit $<TARGET_OBJECTS:cujit_objects>)

@@ -69,7 +69,7 @@ MSG
   export PATH="$CUDA_DIR/bin:$PATH"
 
   local pkgs=() p sudo=""
-  local want=(cmake make g++ pkg-config libfmt-dev catch2 libcli11-dev libxxhash-dev libdlpack-dev help2man)
+  local want=(cmake make g++ pkg-config libfmt-dev catch2 libcli11-dev libxxhash-dev libdlpack-dev libhwy-dev help2man)
   # The tests also run the MPI sample (2 ranks on the CPU), and NumPy makes
   # reference data (samples/inplace_seed, tests/data's generators).
   [ "$want_clang" = yes ] && want+=(libopenmpi-dev openmpi-bin python3 python3-numpy)

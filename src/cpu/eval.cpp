@@ -88,38 +88,6 @@ void index_loop(const Instr& in, const Chunk& c) {
   for (std::size_t k = 0; k < c.n; ++k) y[k] = c.start + static_cast<std::int64_t>(k);
 }
 
-// where(c, x, y): a mask blend on integers of the element's width, branch-free
-// (random conditions would mispredict a branch) so the loop vectorizes.
-template <class U> void select_loop(const Instr& in, const Chunk& c) {
-  const bool* __restrict cond = static_cast<const bool*>(c.reg[in.arg[0]]);
-  const U* __restrict x = static_cast<const U*>(c.reg[in.arg[1]]);
-  const U* __restrict z = static_cast<const U*>(c.reg[in.arg[2]]);
-  U* __restrict y = static_cast<U*>(c.reg[in.out]);
-  for (std::size_t k = 0; k < c.n; ++k) {
-    U mask = static_cast<U>(U(0) - static_cast<U>(cond[k]));
-    y[k] = static_cast<U>(z[k] ^ ((x[k] ^ z[k]) & mask));
-  }
-}
-struct U128 {
-  std::uint64_t lo, hi;
-};
-template <> void select_loop<U128>(const Instr& in, const Chunk& c) {
-  const bool* cond = static_cast<const bool*>(c.reg[in.arg[0]]);
-  const auto* x = static_cast<const U128*>(c.reg[in.arg[1]]);
-  const auto* z = static_cast<const U128*>(c.reg[in.arg[2]]);
-  auto* y = static_cast<U128*>(c.reg[in.out]);
-  for (std::size_t k = 0; k < c.n; ++k) y[k] = cond[k] ? x[k] : z[k];
-}
-Loop select_for(std::size_t item) {
-  switch (item) {
-    case 1: return select_loop<std::uint8_t>;
-    case 2: return select_loop<std::uint16_t>;
-    case 4: return select_loop<std::uint32_t>;
-    case 8: return select_loop<std::uint64_t>;
-    default: return select_loop<U128>;
-  }
-}
-
 // A broadcast or strided input, in the outputs' shape with its extent-1 dims
 // dropped and the dims it walks contiguously merged.
 struct Walk {
@@ -273,6 +241,7 @@ struct Plan {
   std::vector<Instr> setup;  // constants, run once per thread over a whole chunk
   std::vector<Instr> body;   // run per chunk
   std::vector<std::size_t> buf_bytes;  // per buffer: bytes for one chunk
+  std::int64_t chunk = kChunk;         // elements of the largest chunk (fewer for a small call)
   std::vector<std::unique_ptr<Walk>> walks;
   std::vector<std::unique_ptr<RawIndex>> raws;
 };
@@ -531,7 +500,7 @@ class Planner {
   Val select(const Expr& e, const Expr& c, const Expr& a, const Expr& b) {
     Val cond = convert(eval(c), DType::Bool);
     Val x = operand(a, e.op_type), y = operand(b, e.op_type);
-    Val r = emit(select_for(dtype_size(x.t)), x.t, {cond, x, y});
+    Val r = emit(cpu::select_loop(dtype_size(x.t)), x.t, {cond, x, y});
     return convert(r, e.type);
   }
 
@@ -571,7 +540,7 @@ class Planner {
       Reg& g = plan_.regs[r];
       if (g.kind == Reg::Const) {
         g.buf = static_cast<int>(plan_.buf_bytes.size());
-        plan_.buf_bytes.push_back(dtype_size(g.t) * kChunk);
+        plan_.buf_bytes.push_back(dtype_size(g.t) * static_cast<std::size_t>(plan_.chunk));
       }
     }
     std::vector<int> free_bufs;
@@ -589,7 +558,7 @@ class Planner {
             free_bufs.pop_back();
           }
           std::size_t& bytes = plan_.buf_bytes[static_cast<std::size_t>(g.buf)];
-          bytes = std::max(bytes, dtype_size(g.t) * kChunk);
+          bytes = std::max(bytes, dtype_size(g.t) * static_cast<std::size_t>(plan_.chunk));
           // A value no one reads is freed after its own instruction.
           std::size_t end = std::max(last[static_cast<std::size_t>(in.out)], j);
           release[end].push_back(g.buf);
@@ -609,6 +578,44 @@ class Planner {
   std::vector<Val> input_val_, locals_, outputs_;
 };
 
+// Scratch memory a thread keeps between calls: allocating and freeing a
+// frame's buffers per call cost more than the work of a 10^3-element call (the
+// heap gave the pages back to the kernel and faulted them in again). A frame
+// takes its thread's block when it is free (a nested call, from a progress
+// callback, gets a block of its own) and gives it back when the call ends.
+class Scratch {
+ public:
+  ~Scratch() { std::free(p_); }
+  unsigned char* take(std::size_t bytes) {
+    if (busy_.exchange(true)) return nullptr;
+    if (bytes > size_) {
+      std::free(p_);
+      size_ = 0;
+      p_ = static_cast<unsigned char*>(std::aligned_alloc(64, bytes));
+      if (!p_) {
+        busy_ = false;
+        throw std::bad_alloc();
+      }
+      size_ = bytes;
+    }
+    return p_;
+  }
+  void give_back() {
+    if (size_ > kKeep) {  // a rare large frame does not stay allocated
+      std::free(p_);
+      p_ = nullptr;
+      size_ = 0;
+    }
+    busy_ = false;
+  }
+
+ private:
+  static constexpr std::size_t kKeep = std::size_t(4) << 20;
+  unsigned char* p_ = nullptr;
+  std::size_t size_ = 0;
+  std::atomic<bool> busy_{false};
+};
+
 // One thread's registers and scratch.
 struct FreeDeleter {
   void operator()(unsigned char* p) const { std::free(p); }
@@ -616,20 +623,37 @@ struct FreeDeleter {
 
 struct Frame {
   std::vector<void*> reg;
-  std::vector<std::unique_ptr<unsigned char, FreeDeleter>> bufs;
+  Scratch* held = nullptr;                              // the block is this thread's kept one
+  std::unique_ptr<unsigned char, FreeDeleter> own;      // or one of its own
   bool ready = false;
 
+  Frame() = default;
+  Frame(const Frame&) = delete;
+  Frame& operator=(const Frame&) = delete;
+  ~Frame() {
+    if (held) held->give_back();
+  }
+
   void prepare(const Plan& plan) {
-    bufs.resize(plan.buf_bytes.size());
-    for (std::size_t b = 0; b < bufs.size(); ++b) {
-      auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, (plan.buf_bytes[b] + 63) / 64 * 64));
-      if (!p) throw std::bad_alloc();
-      bufs[b].reset(p);
+    std::vector<std::size_t> offset(plan.buf_bytes.size());
+    std::size_t total = 0;
+    for (std::size_t b = 0; b < offset.size(); ++b) {
+      offset[b] = total;
+      total += (plan.buf_bytes[b] + 63) / 64 * 64;
+    }
+    thread_local Scratch kept;
+    unsigned char* block = kept.take(std::max<std::size_t>(total, 64));
+    if (block) {
+      held = &kept;
+    } else {
+      block = static_cast<unsigned char*>(std::aligned_alloc(64, std::max<std::size_t>(total, 64)));
+      if (!block) throw std::bad_alloc();
+      own.reset(block);
     }
     reg.assign(plan.regs.size(), nullptr);
     for (std::size_t r = 0; r < plan.regs.size(); ++r)
-      if (plan.regs[r].buf >= 0) reg[r] = bufs[static_cast<std::size_t>(plan.regs[r].buf)].get();
-    Chunk c{reg.data(), static_cast<std::size_t>(kChunk), 0};
+      if (plan.regs[r].buf >= 0) reg[r] = block + offset[static_cast<std::size_t>(plan.regs[r].buf)];
+    Chunk c{reg.data(), static_cast<std::size_t>(plan.chunk), 0};
     for (const Instr& in : plan.setup) in.loop(in, c);
     ready = true;
   }
@@ -712,6 +736,7 @@ std::vector<Output> evaluate_elementwise(const Program& p, const std::vector<Inp
   if (total == 0) return outs;
 
   Plan plan;
+  plan.chunk = std::min(kChunk, total);
   Planner(p, inputs, shape, base, plan).run();
 
   const std::int64_t tasks = (total + kChunk - 1) / kChunk;

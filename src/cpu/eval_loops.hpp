@@ -7,6 +7,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "lang/ast.hpp"
 #include "cujit/dtype.hpp"
@@ -47,5 +49,18 @@ Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result);
 
 // The loop converting `from` to `to` with the language's cast (templates/cast.cuh).
 Loop convert_loop(DType from, DType to);
+
+// where(): a blend of elements of `item` bytes by a bool register.
+Loop select_loop(std::size_t item);
+
+// The instruction sets the three functions above have loops for, best first
+// ("avx512", "avx2", "baseline"): each call picks the best this CPU has.
+std::vector<std::string> loop_targets();
+bool cpu_has_target(const std::string& name);
+// The set the loops chosen now are compiled for.
+std::string loop_target();
+// Tests: only `name`'s loops from now on ("" restores the best). A Usage
+// error for a name loop_targets() lacks or one this CPU cannot run.
+void force_loop_target(const std::string& name);
 
 }  // namespace cujit::cpu

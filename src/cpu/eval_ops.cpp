@@ -3,6 +3,14 @@
 // compiled as host C++ by ops_host.hpp) over a chunk, or SLEEF's vector
 // function where vector_math.def lists one. op_loop picks one once
 // per node of the program; nothing here looks at a name.
+//
+// The loops are plain C++ that the compiler vectorizes; Highway compiles this
+// file once per instruction set (foreach_target.h re-includes it under each
+// target's `#pragma GCC target`) and picks the best the CPU has at run time
+// (docs/architecture.md says why Highway). Every target computes the same
+// bits: no fast-math and no FMA contraction (CMakeLists.txt), and the
+// operations are exact or call the same scalar functions.
+#include <cmath>
 #include <string_view>
 #include <type_traits>
 
@@ -12,8 +20,21 @@
 #include "core/ops_host.hpp"
 #include "cpu/vector_math.hpp"
 
-namespace cujit::cpu {
+// The targets built: the compiler's baseline (SSE2 on x86-64), AVX2 + FMA
+// and AVX-512 (Skylake-X and later; a newer Highway adds variants for newer
+// CPUs). SSSE3/SSE4 would add little over the baseline for these loops, and
+// each target is a full copy of every loop.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3_DL)
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/eval_ops.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/highway.h>
 
+HWY_BEFORE_NAMESPACE();
+namespace cujit::cpu {
+namespace HWY_NAMESPACE {
 namespace {
 
 // The templates' compute types: cj_i64 is long long where std::int64_t is
@@ -41,29 +62,39 @@ template <class R> constexpr DType dtype_of() {
 // The loops over one chunk. Registers never alias within one instruction (the
 // evaluator gives an output a buffer none of its operands use), hence restrict,
 // which lets the compiler vectorize them.
+#define CJ_LOOPS(ATTR)                                                                  \
+  ATTR static void one(const Instr& in, const Chunk& c) {                               \
+    using R = std::invoke_result_t<F, T, Tag...>;                                       \
+    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);                    \
+    R* __restrict y = static_cast<R*>(c.reg[in.out]);                                   \
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], Tag{}...);                   \
+  }                                                                                     \
+  ATTR static void two(const Instr& in, const Chunk& c) {                               \
+    using R = std::invoke_result_t<F, T, T, Tag...>;                                    \
+    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);                    \
+    const T* __restrict z = static_cast<const T*>(c.reg[in.arg[1]]);                    \
+    R* __restrict y = static_cast<R*>(c.reg[in.out]);                                   \
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], z[k], Tag{}...);             \
+  }                                                                                     \
+  ATTR static void three(const Instr& in, const Chunk& c) {                             \
+    using R = std::invoke_result_t<F, T, T, T, Tag...>;                                 \
+    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);                    \
+    const T* __restrict z = static_cast<const T*>(c.reg[in.arg[1]]);                    \
+    const T* __restrict w = static_cast<const T*>(c.reg[in.arg[2]]);                    \
+    R* __restrict y = static_cast<R*>(c.reg[in.out]);                                   \
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], z[k], w[k], Tag{}...);       \
+  }
 template <class F, class T, class... Tag> struct Loops {
-  static void one(const Instr& in, const Chunk& c) {
-    using R = std::invoke_result_t<F, T, Tag...>;
-    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);
-    R* __restrict y = static_cast<R*>(c.reg[in.out]);
-    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], Tag{}...);
-  }
-  static void two(const Instr& in, const Chunk& c) {
-    using R = std::invoke_result_t<F, T, T, Tag...>;
-    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);
-    const T* __restrict z = static_cast<const T*>(c.reg[in.arg[1]]);
-    R* __restrict y = static_cast<R*>(c.reg[in.out]);
-    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], z[k], Tag{}...);
-  }
-  static void three(const Instr& in, const Chunk& c) {
-    using R = std::invoke_result_t<F, T, T, T, Tag...>;
-    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);
-    const T* __restrict z = static_cast<const T*>(c.reg[in.arg[1]]);
-    const T* __restrict w = static_cast<const T*>(c.reg[in.arg[2]]);
-    R* __restrict y = static_cast<R*>(c.reg[in.out]);
-    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], z[k], w[k], Tag{}...);
-  }
+  CJ_LOOPS()
 };
+// Complex operands stay scalar: GCC 12's vectorizer fuses a complex product
+// into FMA instructions (vfmaddsub) even with -ffp-contract=off, which would
+// make the AVX2 and AVX-512 results differ from the baseline's and NumPy's.
+template <class F, class P, class... Tag> struct Loops<F, cj::complex<P>, Tag...> {
+  using T = cj::complex<P>;
+  CJ_LOOPS(__attribute__((optimize("no-tree-vectorize"))))
+};
+#undef CJ_LOOPS
 
 template <class F, class T, class... Tag> Loop pick(int arity, DType& result) {
   if (arity == 1) {
@@ -133,7 +164,131 @@ template <class F> Loop visit_stored(DType t, F&& f) {
   return visit_compute(t, f);
 }
 
+// Integer `%` and floor_divide of 8-, 16- and 32-bit signed and 8- and
+// 16-bit unsigned integers when a chunk's divisors are all one value (a
+// literal, a scalar: `(a*3 + b) % 7`). The hardware's integer division has no
+// vector form, so the quotient comes from a product with the divisor's
+// reciprocal in double, truncated to int32: within 2 of floor(a/b) (|a/b| <=
+// 2^31 and the product's relative error is 2^-52); the remainder a - q b,
+// exact in double, then corrects it, one step at a time, by arithmetic on
+// comparisons so that the loop vectorizes (std::floor would not, with
+// trapping math). The results are the template functions' (NumPy's: the
+// remainder takes the divisor's sign); other chunks, a zero divisor and -1
+// (INT_MIN / -1 wraps) take the template function.
+template <class T, bool Rem> void uniform_divide(const Instr& in, const Chunk& c) {
+  const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);
+  const T* __restrict z = static_cast<const T*>(c.reg[in.arg[1]]);
+  T* __restrict y = static_cast<T*>(c.reg[in.out]);
+  if (c.n == 0) return;
+  const T b0 = z[0];
+  T differ = 0;
+  for (std::size_t k = 0; k < c.n; ++k) differ = static_cast<T>(differ | (z[k] ^ b0));
+  if (differ != 0 || b0 == 0 || (std::is_signed_v<T> && b0 == static_cast<T>(-1))) {
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = Rem ? cj::remainder(x[k], z[k]) : cj::floor_divide(x[k], z[k]);
+    return;
+  }
+  const double b = static_cast<double>(b0), inv = 1.0 / b;
+  auto one = [&](T a, auto positive) {
+    const double ad = static_cast<double>(a);
+    double q = static_cast<double>(static_cast<std::int32_t>(ad * inv));
+    double r = ad - q * b;
+    for (int step = 0; step < 2; ++step) {  // into [0, b) for b > 0, (b, 0] for b < 0
+      const double low = (positive ? r < 0 : r > 0) ? 1.0 : 0.0;
+      const double high = (positive ? r >= b : r <= b) ? 1.0 : 0.0;
+      q += high - low;
+      r -= (high - low) * b;
+    }
+    return static_cast<T>(static_cast<std::int32_t>(Rem ? r : q));
+  };
+  if (b0 > 0) {
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = one(x[k], std::true_type{});
+  } else {
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = one(x[k], std::false_type{});
+  }
+}
+
+template <class T> Loop divide_loop(Op id) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                (std::is_signed_v<T> ? sizeof(T) <= 4 : sizeof(T) <= 2)) {
+    if (id == Op::Mod || id == Op::Remainder) return &uniform_divide<T, true>;
+    if (id == Op::FloorDivide) return &uniform_divide<T, false>;
+  }
+  return nullptr;
+}
+
+// where(c, x, y): a mask blend on integers of the element's width, branch-free
+// (random conditions would mispredict a branch) so the loop vectorizes.
+template <class U> void select_loop(const Instr& in, const Chunk& c) {
+  const bool* __restrict cond = static_cast<const bool*>(c.reg[in.arg[0]]);
+  const U* __restrict x = static_cast<const U*>(c.reg[in.arg[1]]);
+  const U* __restrict z = static_cast<const U*>(c.reg[in.arg[2]]);
+  U* __restrict y = static_cast<U*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) {
+    U mask = static_cast<U>(U(0) - static_cast<U>(cond[k]));
+    y[k] = static_cast<U>(z[k] ^ ((x[k] ^ z[k]) & mask));
+  }
+}
+struct U128 {
+  std::uint64_t lo, hi;
+};
+template <> void select_loop<U128>(const Instr& in, const Chunk& c) {
+  const bool* cond = static_cast<const bool*>(c.reg[in.arg[0]]);
+  const auto* x = static_cast<const U128*>(c.reg[in.arg[1]]);
+  const auto* z = static_cast<const U128*>(c.reg[in.arg[2]]);
+  auto* y = static_cast<U128*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) y[k] = cond[k] ? x[k] : z[k];
+}
+
 }  // namespace
+
+// This target's loops (HWY_DYNAMIC_DISPATCH calls the best the CPU has).
+Loop TemplateLoop(const Builtin& b, DType op_type, int arity, DType* result) {
+  DType ct = is_half(op_type) ? DType::Float32 : op_type;
+  return visit_compute(ct, [&](auto tag) -> Loop {
+    using T = decltype(tag);
+    if (arity == 2)
+      if (Loop d = divide_loop<T>(b.id)) {
+        *result = op_type;
+        return d;
+      }
+    switch (b.id) {
+#define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl) \
+  case Op::Id: return pick_for<Fn##Id, T, has_flag(flags, 'h')>(op_type, arity, *result);
+#include "lang/ops.def"
+      default: return nullptr;
+    }
+  });
+}
+
+Loop ConvertLoop(DType from, DType to) {
+  return visit_stored(from, [&](auto f) -> Loop {
+    return visit_stored(to, [&](auto t) -> Loop { return &convert_one<decltype(f), decltype(t)>; });
+  });
+}
+
+Loop SelectLoop(std::size_t item) {
+  switch (item) {
+    case 1: return select_loop<std::uint8_t>;
+    case 2: return select_loop<std::uint16_t>;
+    case 4: return select_loop<std::uint32_t>;
+    case 8: return select_loop<std::uint64_t>;
+    default: return select_loop<U128>;
+  }
+}
+
+std::int64_t TargetBit() { return HWY_TARGET; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cujit::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace cujit::cpu {
+
+HWY_EXPORT(TemplateLoop);
+HWY_EXPORT(ConvertLoop);
+HWY_EXPORT(SelectLoop);
+HWY_EXPORT(TargetBit);
 
 Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result) {
   if (Loop v = vector_loop(b.id, op_type)) {
@@ -144,22 +299,65 @@ Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result) {
 }
 
 Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result) {
-  DType ct = is_half(op_type) ? DType::Float32 : op_type;
-  return visit_compute(ct, [&](auto tag) -> Loop {
-    using T = decltype(tag);
-    switch (b.id) {
-#define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl) \
-  case Op::Id: return pick_for<Fn##Id, T, has_flag(flags, 'h')>(op_type, arity, result);
-#include "lang/ops.def"
-      default: return nullptr;
-    }
-  });
+  return HWY_DYNAMIC_DISPATCH(TemplateLoop)(b, op_type, arity, &result);
 }
 
-Loop convert_loop(DType from, DType to) {
-  return visit_stored(from, [&](auto f) -> Loop {
-    return visit_stored(to, [&](auto t) -> Loop { return &convert_one<decltype(f), decltype(t)>; });
-  });
+Loop convert_loop(DType from, DType to) { return HWY_DYNAMIC_DISPATCH(ConvertLoop)(from, to); }
+
+Loop select_loop(std::size_t item) { return HWY_DYNAMIC_DISPATCH(SelectLoop)(item); }
+
+namespace {
+struct Target {
+  const char* name;
+  std::int64_t bit;
+};
+// Best first. HWY_STATIC_TARGET is what the compiler's flags allow everywhere.
+constexpr Target kTargets[] = {{"avx512", HWY_AVX3}, {"avx2", HWY_AVX2}, {"baseline", HWY_STATIC_TARGET}};
+
+// What the CPU has, read once before anything is forced (SupportedTargets()
+// answers with the forced set while a test forces one).
+std::int64_t cpu_targets_mask() {
+  static const std::int64_t mask = hwy::SupportedTargets();
+  return mask;
+}
+}  // namespace
+
+std::vector<std::string> loop_targets() {
+  std::vector<std::string> names;
+  for (const Target& t : kTargets) names.push_back(t.name);
+  return names;
+}
+
+bool cpu_has_target(const std::string& name) {
+  for (const Target& t : kTargets)
+    if (name == t.name) return t.bit == HWY_STATIC_TARGET || (cpu_targets_mask() & t.bit) != 0;
+  return false;
+}
+
+std::string loop_target() {
+  const std::int64_t bit = HWY_DYNAMIC_DISPATCH(TargetBit)();
+  for (const Target& t : kTargets)
+    if (t.bit == bit) return t.name;
+  // Newer Highway (Ubuntu 24.04's 1.0.7) adds AVX-512 targets for newer CPUs
+  // (AVX3_ZEN4, ...): better targets have lower bits.
+  if (HWY_ARCH_X86 && bit > 0 && bit < HWY_AVX3) return "avx512";
+  return hwy::TargetName(bit);
+}
+
+void force_loop_target(const std::string& name) {
+  cpu_targets_mask();
+  if (name.empty()) {
+    hwy::SetSupportedTargetsForTest(0);
+    return;
+  }
+  for (const Target& t : kTargets)
+    if (name == t.name) {
+      if (!cpu_has_target(name)) fail(ErrorCode::Usage, "this CPU cannot run the '{}' loops", name);
+      hwy::SetSupportedTargetsForTest(t.bit);
+      return;
+    }
+  fail(ErrorCode::Usage, "unknown CPU loop target '{}' (known: avx512, avx2, baseline)", name);
 }
 
 }  // namespace cujit::cpu
+#endif  // HWY_ONCE

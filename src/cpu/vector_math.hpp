@@ -26,7 +26,7 @@ namespace cujit::cpu {
 Loop vector_loop(Op id, DType t);
 
 // What computes vector_math.def's functions here, for people: "SLEEF 3 (AVX2)"
-// or "the C library (why)".
+// "SLEEF 3 (AVX-512)" or "the C library (why)".
 std::string cpu_math();
 
 }  // namespace cujit::cpu

@@ -9,14 +9,20 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 
 #include "catch.hpp"
 #include "cujit/error.hpp"
 #include "cpu/eval.hpp"
+#include "core/ops_host.hpp"
+#include "cpu/eval_loops.hpp"
+#include "lang/builtins.hpp"
 #include "reference.hpp"
+#include "skip.hpp"
 #include "lang/types.hpp"
 
 using namespace cujit;
@@ -85,8 +91,9 @@ std::optional<ElementTol> complex_pow_tolerance(const RefCase& c) {
   return t;
 }
 
-// Runs one case; every mismatch is reported through Catch. Returns whether it passed.
-bool run_case(const RefCase& c) {
+// Runs one case; every mismatch is reported through Catch. Returns whether it
+// passed; `got`, when given, receives the outputs.
+bool run_case(const RefCase& c, std::vector<Output>* got = nullptr) {
   std::vector<Input> inputs;
   std::vector<HostArray> own;  // copies of the inputs: a program may update them in place
   own.reserve(c.inputs.size());
@@ -192,6 +199,7 @@ bool run_case(const RefCase& c) {
       ok = false;
     }
   }
+  if (got) *got = std::move(outs);
   return ok;
 }
 
@@ -360,4 +368,118 @@ TEST_CASE("evaluation cases match NumPy", "[reference][eval]") {
     std::cout << std::endl;
     done.insert("");  // print once
   }
+}
+
+// Every instruction set the evaluator's loops are compiled for (Highway,
+// src/cpu/eval_ops.cpp), forced in turn: the NumPy cases pass, and every
+// output is bit for bit the baseline loops' (NaN payloads included). One
+// CTest entry per set; a set this CPU cannot run is reported skipped.
+static void check_loop_target(const std::string& target) {
+  if (!cpu::cpu_has_target(target)) CUJIT_SKIP("this CPU cannot run the " + target + " loops");
+  struct Restore {
+    ~Restore() { cpu::force_loop_target(""); }
+  } restore;
+  std::map<std::string, std::vector<Output>> baseline;
+  cpu::force_loop_target("baseline");
+  REQUIRE(cpu::loop_target() == "baseline");
+  for (const auto& c : eval_cases())
+    if (!c.error) run_case(c, &baseline[c.id]);
+  cpu::force_loop_target(target);
+  REQUIRE(cpu::loop_target() == target);
+  int passed = 0, compared = 0, same = 0;
+  for (const auto& c : eval_cases()) {
+    std::vector<Output> outs;
+    if (!run_case(c, &outs)) continue;
+    ++passed;
+    if (c.error) continue;
+    ++compared;
+    const auto& want = baseline[c.id];
+    bool identical = outs.size() == want.size();
+    // (An input updated in place holds its result in run_case's copy, checked against NumPy only.)
+    for (std::size_t k = 0; identical && k < outs.size(); ++k)
+      identical = outs[k].array.data() == nullptr ||
+                  (outs[k].array.nbytes() == want[k].array.nbytes() &&
+                   std::memcmp(outs[k].array.data(), want[k].array.data(), want[k].array.nbytes()) == 0);
+    if (identical) ++same;
+    else FAIL_CHECK(describe(c) << "\n  the " << target << " loops' output differs from the baseline loops'");
+  }
+  std::cout << target << " loops: " << eval_cases().size() << " NumPy cases, " << passed << " passed; of the "
+            << compared << " with outputs, " << same << " bit-identical to the baseline loops" << std::endl;
+}
+
+TEST_CASE("evaluation cases with the baseline loops", "[loop_target_baseline]") { check_loop_target("baseline"); }
+TEST_CASE("evaluation cases with the AVX2 loops", "[loop_target_avx2]") { check_loop_target("avx2"); }
+TEST_CASE("evaluation cases with the AVX-512 loops", "[loop_target_avx512]") { check_loop_target("avx512"); }
+
+TEST_CASE("forcing a loop target the evaluator does not know is a Usage error", "[reference]") {
+  try {
+    cpu::force_loop_target("neon9");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Usage);
+    CHECK(std::string(e.what()) == "unknown CPU loop target 'neon9' (known: avx512, avx2, baseline)");
+  }
+  CHECK(cpu::loop_targets() == std::vector<std::string>{"avx512", "avx2", "baseline"});
+}
+
+// Integer % and floor_divide by one divisor per chunk take a reciprocal in
+// double (src/cpu/eval_ops.cpp): every dividend against every divisor kind,
+// the extremes included, equals the template function's value, on every
+// instruction set this CPU has.
+template <class T> static void check_uniform_divide(Op op) {
+  const Builtin& b = builtin(op);
+  const DType t = []() {
+    if constexpr (std::is_same_v<T, std::int8_t>) return DType::Int8;
+    else if constexpr (std::is_same_v<T, std::uint8_t>) return DType::UInt8;
+    else if constexpr (std::is_same_v<T, std::int16_t>) return DType::Int16;
+    else if constexpr (std::is_same_v<T, std::uint16_t>) return DType::UInt16;
+    else if constexpr (std::is_same_v<T, std::int32_t>) return DType::Int32;
+    else return DType::UInt32;
+  }();
+  std::mt19937_64 g(7);
+  const std::size_t n = 4096 + 37;
+  std::vector<T> x(n), z(n), y(n);
+  for (auto& v : x) v = static_cast<T>(g());
+  const T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  const T edge[] = {lo, hi, 0, 1, static_cast<T>(-1), static_cast<T>(lo + 1), static_cast<T>(hi - 1), 7, static_cast<T>(-7)};
+  for (std::size_t k = 0; k < sizeof edge / sizeof edge[0]; ++k) x[k * 11] = edge[k];
+  std::vector<T> divisors(edge, edge + sizeof edge / sizeof edge[0]);
+  for (int k = 0; k < 20; ++k) divisors.push_back(static_cast<T>(g()));
+  DType r = t;
+  cpu::Loop loop = cpu::template_loop(b, t, 2, r);
+  REQUIRE(loop);
+  for (T d : divisors) {
+    std::fill(z.begin(), z.end(), d);
+    void* reg[3] = {x.data(), z.data(), y.data()};
+    cpu::Instr in;
+    in.arg[0] = 0;
+    in.arg[1] = 1;
+    in.out = 2;
+    loop(in, cpu::Chunk{reg, n, 0});
+    for (std::size_t k = 0; k < n; ++k) {
+      const T want = op == Op::FloorDivide ? cj::floor_divide(x[k], d) : cj::remainder(x[k], d);
+      if (y[k] != want) {
+        FAIL_CHECK(b.name << " " << dtype_name(t) << ": " << +x[k] << " by " << +d << " gave " << +y[k] << ", want "
+                          << +want);
+        return;
+      }
+    }
+  }
+}
+
+TEST_CASE("integer % and floor_divide by one divisor: the template functions' values on every target", "[reference]") {
+  for (const std::string& target : cpu::loop_targets()) {
+    if (!cpu::cpu_has_target(target)) continue;
+    cpu::force_loop_target(target);
+    INFO("loops: " << target);
+    for (Op op : {Op::Mod, Op::FloorDivide}) {
+      check_uniform_divide<std::int8_t>(op);
+      check_uniform_divide<std::uint8_t>(op);
+      check_uniform_divide<std::int16_t>(op);
+      check_uniform_divide<std::uint16_t>(op);
+      check_uniform_divide<std::int32_t>(op);
+      check_uniform_divide<std::uint32_t>(op);
+    }
+  }
+  cpu::force_loop_target("");
 }
