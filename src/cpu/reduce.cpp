@@ -21,7 +21,14 @@ namespace {
 using namespace scalar;
 using plan::ReduceStep;
 
-constexpr std::int64_t kLeaf = 128;         // NumPy's pairwise block: 8 lanes of 16
+// A sum leaf's lanes: independent chains of additions, enough to keep a
+// vector unit busy (NumPy's 8 lanes leave one or two chains per register), in
+// 128 bytes of accumulators: 8 SSE registers of 16 (more would spill one, and
+// its chain would go through memory). Each lane adds 16 elements in sequence,
+// as each of NumPy's 8 lanes of its 128.
+template <class Acc> constexpr int kLanes = std::max<int>(8, 128 / sizeof(Acc));
+template <class Acc> constexpr std::int64_t kSumLeaf = 16 * kLanes<Acc>;
+constexpr std::int64_t kLeaf = 512;  // the longest leaf: kSumLeaf<float>; min, max, any, all
 constexpr std::int64_t kSegment = 1 << 16;  // elements behind one partial; fixed, so the order is the shape's alone
 
 // ---- where the reduced elements are ----
@@ -213,6 +220,33 @@ DType wide(DType acc) {
   return acc;
 }
 
+// Sums x[0, n) (n <= kLeaf) as Acc: lane j adds x[j], x[j + kLanes], ... in
+// order from +0 (an element missing from the last row would add +0, which
+// changes no lane), then the lanes fold pairwise, upper half onto lower half.
+// Under 8 elements, one lane adds them in order, as NumPy's pairwise sum does:
+// a short row's sum (a mean subtracted from its own elements) has NumPy's bits.
+// The column sums below keep exactly these operations.
+template <class Acc, class In> Acc as_acc(const In& v) {
+  if constexpr (std::is_same_v<Acc, In>) return v;
+  else return cast<Acc>(v);
+}
+template <class Acc, class In> Acc leaf_sum(const In* x, std::int64_t n) {
+  if (n < 8) {
+    Acc s{};
+    for (std::int64_t k = 0; k < n; ++k) s += as_acc<Acc>(x[k]);
+    return s;
+  }
+  constexpr int L = kLanes<Acc>;
+  Acc l[L] = {};
+  std::int64_t k = 0;
+  for (; k + L <= n; k += L)
+    for (int j = 0; j < L; ++j) l[j] += as_acc<Acc>(x[k + j]);
+  for (int j = 0; k + j < n; ++j) l[j] += as_acc<Acc>(x[k + j]);
+  for (int w = L / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) l[j] += l[j + w];
+  return l[0];
+}
+
 template <class Acc> struct Moments {
   Acc sum{};
   std::int64_t cnt = 0;
@@ -221,9 +255,9 @@ template <class Acc> struct Moments {
 // Sums where the results lie side by side in memory and their elements do not
 // (`sum(x, axis=0)` of a C-contiguous x): kTile results at a time, each with the
 // very operations of the one-result path (the same leaves, lanes and tree), so
-// the bits are the same; the lanes run across the tile, which vectorizes and
-// reads whole rows instead of one element per cache line.
-constexpr int kTile = 256;
+// the bits are the same; each row's stretch of the tile is added to its lane
+// as a vector, read where it lies (no gather, one element per cache line).
+constexpr int kTile = 128;
 
 bool columns_apply(const Geometry& g, std::size_t item) {
   return g.nk >= 1 && g.nr >= 1 && g.kstride[g.nk - 1] == static_cast<std::int64_t>(item) &&
@@ -248,34 +282,24 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
     for (int w = 0; w < kTile; ++w) c[w] = a[w] + b[w];
     return c;
   };
+  // leaf_sum's lanes, one per column: row r + k goes to lane k % kLanes.
+  constexpr int L = kLanes<Acc>;
+  constexpr std::int64_t leaf_len = kSumLeaf<Acc>;
   auto leaf = [&](const unsigned char* base, int width, std::int64_t r, std::int64_t n) {
-    auto v = [&](std::int64_t k, Acc* row) {
-      const In* x = reinterpret_cast<const In*>(base + reduced_offset(r + k));
-      for (int w = 0; w < width; ++w) row[w] = cast<Acc>(x[w]);
-      for (int w = width; w < kTile; ++w) row[w] = Acc{};
-    };
+    Acc l[L][kTile];
+    for (auto& lane : l)
+      for (Acc& v : lane) v = Acc{};
+    for (std::int64_t k = 0; k < n; ++k) {
+      const std::int64_t off = g.nr == 1 ? (r + k) * g.rstride[0] : reduced_offset(r + k);
+      const In* x = reinterpret_cast<const In*>(base + off);
+      Acc* lane = l[n < 8 ? 0 : k % L];
+      for (int w = 0; w < width; ++w) lane[w] += as_acc<Acc>(x[w]);
+    }
+    for (int h = L / 2; h >= 1; h /= 2)
+      for (int j = 0; j < h; ++j)
+        for (int w = 0; w < width; ++w) l[j][w] += l[j + h][w];
     T s{};
-    Acc row[kTile];
-    if (n < 8) {
-      for (std::int64_t k = 0; k < n; ++k) {
-        v(k, row);
-        for (int w = 0; w < kTile; ++w) s[w] += row[w];
-      }
-      return s;
-    }
-    Acc l[8][kTile];
-    for (int j = 0; j < 8; ++j) v(j, l[j]);
-    std::int64_t k = 8;
-    for (; k + 8 <= n; k += 8)
-      for (int j = 0; j < 8; ++j) {
-        v(k + j, row);
-        for (int w = 0; w < kTile; ++w) l[j][w] += row[w];
-      }
-    for (int w = 0; w < kTile; ++w) s[w] = ((l[0][w] + l[1][w]) + (l[2][w] + l[3][w])) + ((l[4][w] + l[5][w]) + (l[6][w] + l[7][w]));
-    for (; k < n; ++k) {
-      v(k, row);
-      for (int w = 0; w < kTile; ++w) s[w] += row[w];
-    }
+    for (int w = 0; w < width; ++w) s[w] = l[0][w];
     return s;
   };
   std::vector<T> part(static_cast<std::size_t>(tiles * nseg));
@@ -285,9 +309,9 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
     const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
     const unsigned char* base = g.base + g.output_offset(o0);
     auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> T {
-      if (b - a <= kLeaf) return leaf(base, width, a, b - a);
+      if (b - a <= leaf_len) return leaf(base, width, a, b - a);
       std::int64_t h = (b - a) / 2;
-      h = std::max(kLeaf, h - h % kLeaf);
+      h = std::max(leaf_len, h - h % leaf_len);
       return add(self(self, a, a + h), self(self, a + h, b));
     };
     part[static_cast<std::size_t>(it)] = rec(rec, sg * kSegment, std::min(g.count, (sg + 1) * kSegment));
@@ -315,22 +339,6 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
       present[k] = !(nan && isnan_v(v[k]));
     }
   };
-  // NumPy's pairwise leaf: 8 lanes, then ((0+1)+(2+3))+((4+5)+(6+7)).
-  auto lanes = [&](const Acc* v, std::int64_t n) {
-    if (n < 8) {
-      Acc s = zero;
-      for (std::int64_t k = 0; k < n; ++k) s += v[k];
-      return s;
-    }
-    Acc l[8];
-    for (int j = 0; j < 8; ++j) l[j] = v[j];
-    std::int64_t k = 8;
-    for (; k + 8 <= n; k += 8)
-      for (int j = 0; j < 8; ++j) l[j] += v[k + j];
-    Acc s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-    for (; k < n; ++k) s += v[k];
-    return s;
-  };
   using M = Moments<Acc>;
   auto add = [](const M& a, const M& b) { return M{a.sum + b.sum, a.cnt + b.cnt}; };
   const std::int64_t outputs = g.outputs;
@@ -344,18 +352,15 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
         if (present[k]) p *= v[k];
       return p;
     };
-    auto parts = reduce_all<Acc>(g, leaf, [](Acc a, Acc b) { return a * b; }, Acc(1), threads);
+    // NumPy's leaf of 128 (a product's rounding does not gain from pairs as a sum's does).
+    auto parts = reduce_all<Acc>(g, leaf, [](Acc a, Acc b) { return a * b; }, Acc(1), threads, 128);
     for (std::int64_t o = 0; o < outputs; ++o) store(out, o, parts[static_cast<std::size_t>(o)]);
     return;
   }
   auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
-    if (!nan) {  // the common case: no copy, the conversion inside the 8 lanes
+    if (!nan) {  // the common case: no copy, the conversion inside the lanes
       alignas(64) unsigned char buf[kLeaf * sizeof(In)];
-      const In* x = elements<In>(g, o, r, n, buf);
-      if constexpr (std::is_same_v<In, Acc>) return M{lanes(x, n), n};
-      Acc v[kLeaf];
-      for (std::int64_t k = 0; k < n; ++k) v[k] = cast<Acc>(x[k]);
-      return M{lanes(v, n), n};
+      return M{leaf_sum<Acc>(elements<In>(g, o, r, n, buf), n), n};
     }
     Acc v[kLeaf];
     bool present[kLeaf];
@@ -363,13 +368,13 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
     std::int64_t c = n;
     for (std::int64_t k = 0; k < n; ++k)
       if (!present[k]) v[k] = Acc(0), --c;
-    return M{lanes(v, n), c};
+    return M{leaf_sum<Acc>(v, n), c};
   };
   std::vector<M> sums;
   if (!nan && g.count > 0 && columns_apply(g, sizeof(In)) && (st.what == Reduce::Sum || st.what == Reduce::Mean)) {
     for (const Acc& c : column_sums<In, Acc>(g, threads)) sums.push_back(M{c, g.count});
   } else {
-    sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads);
+    sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads, kSumLeaf<Acc>);
   }
   if (st.what == Reduce::Sum) {
     for (std::int64_t o = 0; o < outputs; ++o) {
@@ -410,21 +415,11 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
         else d[k] = x * x;
         if (!present[k]) d[k] = R(0);
       }
-      R s = R(0);
-      if (n < 8) {
-        for (std::int64_t k = 0; k < n; ++k) s += d[k];
-      } else {
-        R l[8];
-        for (int j = 0; j < 8; ++j) l[j] = d[j];
-        std::int64_t k = 8;
-        for (; k + 8 <= n; k += 8)
-          for (int j = 0; j < 8; ++j) l[j] += d[k + j];
-        s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-        for (; k < n; ++k) s += d[k];
-      }
+      const R s = leaf_sum<R>(d, n);
       return MR{s, 0};
     };
-    auto sq = reduce_all<MR>(g, dev, [](const MR& a, const MR& b) { return MR{a.sum + b.sum, 0}; }, MR{R(0), 0}, threads);
+    auto sq = reduce_all<MR>(g, dev, [](const MR& a, const MR& b) { return MR{a.sum + b.sum, 0}; }, MR{R(0), 0}, threads,
+                             kSumLeaf<R>);
     for (std::int64_t o = 0; o < outputs; ++o) {
       const double cnt = static_cast<double>(sums[static_cast<std::size_t>(o)].cnt);
       double dof = cnt - st.ddof;
@@ -461,34 +456,47 @@ template <class V> struct Best {
   std::int64_t idx = -1;  // -1: no element (yet)
 };
 
+// Vectors of 16 bytes: SSE2's width, which every x86-64 has (a wider vector
+// without AVX is lowered element by element), and NEON's. Integers and floats
+// alike; bool is read as its own type elsewhere.
+template <class V> constexpr bool kVectorized = std::is_arithmetic_v<V> && !std::is_same_v<V, bool>;
+template <class V> struct VecOf {
+  typedef V type __attribute__((vector_size(16)));
+};
+template <class V> using Vec16 = typename VecOf<V>::type;
+constexpr int kChains = 8;  // independent vector selects in flight: one's latency is several cycles
+
 // The extremum of x[0, n) and whether a NaN is among them, with lanes the
 // compiler keeps in vector registers (GCC's vector extension: a select per
 // lane vectorizes where one running maximum, a dependency chain of selects
-// it may not reorder, stays scalar).
+// it may not reorder, stays scalar), kChains vectors of them at a time.
 template <bool Max, class V> V extreme_value(const V* x, std::int64_t n, bool& any_nan) {
   V m = x[0];
   bool nan = false;
   std::int64_t k = 0;
-  if constexpr (std::is_floating_point_v<V>) {
-    // 16 bytes: SSE2's width, which every x86-64 has (a wider vector without
-    // AVX is lowered element by element) and NEON's.
+  if constexpr (kVectorized<V>) {
+    using Vec = Vec16<V>;
+    using Mask = decltype(Vec{} < Vec{});
     constexpr int L = 16 / sizeof(V);
-    typedef V Vec __attribute__((vector_size(16)));
-    typedef decltype(Vec{} < Vec{}) Mask;
-    Vec lane, v;
-    for (int j = 0; j < L; ++j) lane[j] = x[0];
+    V first[L];
+    std::fill(first, first + L, x[0]);
+    Vec lane[kChains];
+    for (Vec& l : lane) std::memcpy(&l, first, sizeof l);
     Mask bad = {};
-    for (; k + L <= n; k += L) {
-      std::memcpy(&v, x + k, sizeof v);
-      bad |= v != v;
-      if constexpr (Max) lane = lane < v ? v : lane;
-      else lane = v < lane ? v : lane;
-    }
-    for (int j = 0; j < L; ++j) {
-      nan |= bad[j] != 0;
-      if constexpr (Max) m = m < lane[j] ? lane[j] : m;
-      else m = lane[j] < m ? lane[j] : m;
-    }
+    for (; k + kChains * L <= n; k += kChains * L)
+      for (int c = 0; c < kChains; ++c) {
+        Vec v;
+        std::memcpy(&v, x + k + c * L, sizeof v);
+        if constexpr (std::is_floating_point_v<V>) bad |= v != v;
+        if constexpr (Max) lane[c] = lane[c] < v ? v : lane[c];
+        else lane[c] = v < lane[c] ? v : lane[c];
+      }
+    for (int c = 0; c < kChains; ++c)
+      for (int j = 0; j < L; ++j) {
+        nan |= bad[j] != 0;
+        if constexpr (Max) m = m < lane[c][j] ? lane[c][j] : m;
+        else m = lane[c][j] < m ? lane[c][j] : m;
+      }
   }
   for (; k < n; ++k) {
     const V v = x[k];
@@ -498,6 +506,34 @@ template <bool Max, class V> V extreme_value(const V* x, std::int64_t n, bool& a
   }
   any_nan = nan;
   return m;
+}
+
+// The first k in [from, n) where x[k] == v (a value that is there), or where
+// x[k] is NaN when v is: compared a vector at a time.
+template <class V> std::int64_t first_equal(const V* x, std::int64_t from, std::int64_t n, V v) {
+  const bool nan = v != v;
+  std::int64_t k = from;
+  if constexpr (kVectorized<V>) {
+    using Vec = Vec16<V>;
+    using Mask = decltype(Vec{} < Vec{});
+    constexpr int L = 16 / sizeof(V);
+    Vec want;
+    for (int j = 0; j < L; ++j) want[j] = v;
+    for (; k + 4 * L <= n; k += 4 * L) {
+      Mask hit = {};
+      for (int c = 0; c < 4; ++c) {
+        Vec e;
+        std::memcpy(&e, x + k + c * L, sizeof e);
+        hit |= nan ? e != e : e == want;
+      }
+      std::uint64_t h[2];
+      std::memcpy(h, &hit, sizeof h);
+      if (h[0] | h[1]) break;
+    }
+  }
+  for (; k < n; ++k)
+    if (nan ? x[k] != x[k] : x[k] == v) return k;
+  return -1;
 }
 
 // The leaf of min/max/argmin/argmax on a real or integer type without NaN
@@ -514,15 +550,14 @@ template <bool Max, class V> Best<V> fast_leaf(const V* x, std::int64_t n, std::
     bool any_nan = false;
     const V m = extreme_value<Max>(x + c, len, any_nan);
     if (any_nan) {
-      for (std::int64_t k = c; k < c + len; ++k)
-        if (x[k] != x[k]) return {x[k], r + k};
+      const std::int64_t k = first_equal(x, c, c + len, std::numeric_limits<V>::quiet_NaN());
+      return {x[k], r + k};
     }
     if (at < 0 || (Max ? best < m : m < best)) best = m, at = c;
   }
   if (!want_index && best != V(0)) return {best, r};
-  for (std::int64_t k = at; k < n; ++k)
-    if (x[k] == best) return {x[k], r + k};  // its value too: of +0 and -0 the first wins
-  return {best, r + at};
+  const std::int64_t k = first_equal(x, at, n, best);  // its value too: of +0 and -0 the first wins
+  return {x[k], r + k};
 }
 
 template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
