@@ -5,7 +5,10 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -36,8 +39,19 @@ constexpr std::int64_t kSegment = 1 << 16;  // elements behind one partial; fixe
 // The map's dims split into kept ones (which result element) and reduced ones
 // (the elements reduced into it, in C order), each list with extent-1 dims
 // dropped and contiguous neighbours merged.
+// A map computed segment by segment inside the reduction (reduce_fused):
+// each worker's segment in its own buffer.
+struct Fused {
+  BlockEvaluator* map = nullptr;
+  std::vector<std::unique_ptr<unsigned char[]>> buffers;  // per worker, kSegment elements
+};
+// The segment the calling thread holds (Fused): its buffer and first element.
+thread_local const unsigned char* tl_block = nullptr;
+thread_local std::int64_t tl_block_start = 0;
+
 struct Geometry {
   const unsigned char* base = nullptr;
+  Fused* fused = nullptr;  // the elements are computed, not read from base
   int nk = 0, nr = 0;
   std::int64_t kext[kMaxDims] = {}, kstride[kMaxDims] = {};
   std::int64_t rext[kMaxDims] = {}, rstride[kMaxDims] = {};
@@ -123,6 +137,7 @@ void gather(const Geometry& g, const unsigned char* start, std::int64_t r, std::
 // Reduced elements [r, r + n) of result o (n <= kLeaf): where they are when
 // they lie in one contiguous run (the common case: no copy), else gathered into `buf`.
 template <class In> const In* elements(const Geometry& g, std::int64_t o, std::int64_t r, std::int64_t n, unsigned char* buf) {
+  if (g.fused) return reinterpret_cast<const In*>(tl_block + (r - tl_block_start) * static_cast<std::int64_t>(sizeof(In)));
   const unsigned char* start = g.base + g.output_offset(o);
   if (g.nr == 1 && g.rstride[0] == static_cast<std::int64_t>(sizeof(In)))
     return reinterpret_cast<const In*>(start + r * static_cast<std::int64_t>(sizeof(In)));
@@ -178,13 +193,30 @@ std::vector<P> reduce_all(const Geometry& g, const Leaf& leaf, const Combine& co
   const std::int64_t per_task = std::max<std::int64_t>(1, kSegment / std::max<std::int64_t>(1, std::min(g.count, kSegment)));
   const std::int64_t tasks = (items + per_task - 1) / per_task;
   if (threads <= 0) threads = cpu_threads();
-  parallel_tasks(tasks, threads, [&](int, std::int64_t t) {
+  std::exception_ptr failure;  // of a fused map's evaluation (memory for its scratch)
+  std::mutex failure_mu;
+  parallel_tasks(tasks, threads, [&](int worker, std::int64_t t) {
     const std::int64_t end = std::min(items, (t + 1) * per_task);
     for (std::int64_t it = t * per_task; it < end; ++it) {
       const std::int64_t o = it / nseg, s = it % nseg;
-      part[static_cast<std::size_t>(it)] = segment(o, s * kSegment, std::min(g.count, (s + 1) * kSegment));
+      const std::int64_t lo = s * kSegment, hi = std::min(g.count, (s + 1) * kSegment);
+      if (g.fused) {  // one result (reduce_fused): the segment's elements of the map, then its reduction
+        try {
+          auto& buf = g.fused->buffers[static_cast<std::size_t>(worker)];
+          if (!buf) buf.reset(new unsigned char[static_cast<std::size_t>(kSegment) * g.item]);
+          g.fused->map->run(worker, lo, hi - lo, buf.get());
+          tl_block = buf.get();
+          tl_block_start = lo;
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mu);
+          if (!failure) failure = std::current_exception();
+          return;
+        }
+      }
+      part[static_cast<std::size_t>(it)] = segment(o, lo, hi);
     }
   });
+  if (failure) std::rethrow_exception(failure);
   if (nseg == 1) return part;
   std::vector<P> out(static_cast<std::size_t>(g.outputs));
   for (std::int64_t o = 0; o < g.outputs; ++o) out[static_cast<std::size_t>(o)] = tree(&part[static_cast<std::size_t>(o * nseg)], nseg, combine);
@@ -628,12 +660,10 @@ template <class In> void logical(const Geometry& g, const ReduceStep& st, HostAr
 
 }  // namespace
 
-HostArray reduce_host(const ArrayView& x, const ReduceStep& st, int threads) {
-  if (x.dtype != st.in || x.shape != st.map_shape)
-    fail(ErrorCode::Internal, "CPU reduction: a {} {} map where the plan has {} {}", dtype_name(x.dtype),
-         to_string(x.shape), dtype_name(st.in), to_string(st.map_shape));
+namespace {
+
+HostArray reduce_geometry(const Geometry& g, const ReduceStep& st, int threads) {
   HostArray out(st.out, st.out_shape);
-  const Geometry g(x, st);
   // As NumPy: no elements to reduce is an error even where no result has any.
   const bool no_identity = st.what == Reduce::Min || st.what == Reduce::Max || st.what == Reduce::ArgMin || st.what == Reduce::ArgMax;
   if (g.count == 0 && no_identity) fail(ErrorCode::Data, empty_message(st));
@@ -651,6 +681,38 @@ HostArray reduce_host(const ArrayView& x, const ReduceStep& st, int threads) {
     }
   });
   return out;
+}
+
+}  // namespace
+
+HostArray reduce_host(const ArrayView& x, const ReduceStep& st, int threads) {
+  if (x.dtype != st.in || x.shape != st.map_shape)
+    fail(ErrorCode::Internal, "CPU reduction: a {} {} map where the plan has {} {}", dtype_name(x.dtype),
+         to_string(x.shape), dtype_name(st.in), to_string(st.map_shape));
+  return reduce_geometry(Geometry(x, st), st, threads);
+}
+
+bool fuses(const ReduceStep& st) {
+  // var and std read their map twice (the mean, then the deviations): a
+  // temporary is cheaper than computing it twice.
+  return st.what != Reduce::Var && st.what != Reduce::Std && st.axes.size() == static_cast<std::size_t>(st.map_shape.ndim);
+}
+
+HostArray reduce_fused(BlockEvaluator& map, const ReduceStep& st, int threads) {
+  if (!fuses(st)) fail(ErrorCode::Internal, "CPU reduction: {} cannot take its map block by block", st.axes.size());
+  if (threads <= 0) threads = cpu_threads();
+  // The map's geometry as if it were a C-contiguous array: its elements in
+  // order, cut into the segments and leaves of reduce_host's, so the same bits.
+  ArrayView shape_only;
+  shape_only.dtype = st.in;
+  shape_only.shape = st.map_shape;
+  shape_only.strides = ArrayView::contiguous_strides(st.map_shape, st.in);
+  Fused fused;
+  fused.map = &map;
+  fused.buffers.resize(static_cast<std::size_t>(threads));
+  Geometry g(shape_only, st);
+  g.fused = &fused;
+  return reduce_geometry(g, st, threads);
 }
 
 }  // namespace cujit

@@ -21,6 +21,14 @@ namespace cujit {
 // strides) as `step` says, on up to `threads` threads (0: cpu_threads()).
 HostArray reduce_host(const ArrayView& x, const plan::ReduceStep& step, int threads = 0);
 
+// Whether reduce_fused takes `step`: a reduction over all of its map's axes
+// that reads the map once (not var, not std).
+bool fuses(const plan::ReduceStep& step);
+// reduce_host of the map that `map` computes (of shape step.map_shape and
+// dtype step.in), segment by segment inside the reduction's own tasks: no
+// temporary, and the same bits as reduce_host of the whole map.
+HostArray reduce_fused(BlockEvaluator& map, const plan::ReduceStep& step, int threads = 0);
+
 // evaluate_program for a program with reductions (Program::has_reductions).
 // Given outputs (`outputs[o].data` set) are written in place, as evaluate_elementwise's.
 std::vector<Output> evaluate_reductions(const Program& p, const std::vector<Input>& inputs, const Shape* shape,
