@@ -252,6 +252,41 @@ DType wide(DType acc) {
   return acc;
 }
 
+// Vectors of 16 bytes: SSE2's width, which every x86-64 has (a wider vector
+// without AVX is lowered element by element), and NEON's. Integers and floats
+// alike; bool is read as its own type elsewhere.
+template <class V> constexpr bool kVectorized = std::is_arithmetic_v<V> && !std::is_same_v<V, bool>;
+template <class V> struct VecOf {
+  typedef V type __attribute__((vector_size(16)));
+};
+template <class V> using Vec16 = typename VecOf<V>::type;
+// leaf_sum of n >= kLanes floats in explicit vectors, 8 of 16 bytes: the
+// same additions lane for lane (GCC's own vectorization of the lanes loop
+// leaves some lanes scalar).
+template <class Acc> Acc leaf_sum_vectors(const Acc* x, std::int64_t n) {
+  using Vec = Vec16<Acc>;
+  constexpr int L = kLanes<Acc>, VL = 16 / sizeof(Acc), NV = L / VL;
+  Vec v[NV];
+  for (int c = 0; c < NV; ++c) {
+    Vec e;
+    std::memcpy(&e, x + c * VL, sizeof e);
+    v[c] = Vec{} + e;
+  }
+  std::int64_t k = L;
+  for (; k + L <= n; k += L)
+    for (int c = 0; c < NV; ++c) {
+      Vec e;
+      std::memcpy(&e, x + k + c * VL, sizeof e);
+      v[c] += e;
+    }
+  Acc l[L];
+  std::memcpy(l, v, sizeof l);
+  for (int j = 0; k + j < n; ++j) l[j] += x[k + j];
+  for (int w = L / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) l[j] += l[j + w];
+  return l[0];
+}
+
 // Sums x[0, n) (n <= kLeaf) as Acc: lane j adds x[j], x[j + kLanes], ... in
 // order from +0 (an element missing from the last row would add +0, which
 // changes no lane), then the lanes fold pairwise, upper half onto lower half.
@@ -269,8 +304,19 @@ template <class Acc, class In> Acc leaf_sum(const In* x, std::int64_t n) {
     return s;
   }
   constexpr int L = kLanes<Acc>;
-  Acc l[L] = {};
+  if constexpr (std::is_same_v<In, Acc> && std::is_floating_point_v<Acc>) {
+    if (n >= L) return leaf_sum_vectors(x, n);
+  }
+  Acc l[L];
   std::int64_t k = 0;
+  // +0 plus the first row: a loop of vector additions where zeroing the
+  // lanes first would be a memset call, costly at a leaf's size.
+  if (n >= L) {
+    for (int j = 0; j < L; ++j) l[j] = Acc{} + as_acc<Acc>(x[j]);
+    k = L;
+  } else {
+    for (int j = 0; j < L; ++j) l[j] = Acc{};
+  }
   for (; k + L <= n; k += L)
     for (int j = 0; j < L; ++j) l[j] += as_acc<Acc>(x[k + j]);
   for (int j = 0; k + j < n; ++j) l[j] += as_acc<Acc>(x[k + j]);
@@ -488,14 +534,6 @@ template <class V> struct Best {
   std::int64_t idx = -1;  // -1: no element (yet)
 };
 
-// Vectors of 16 bytes: SSE2's width, which every x86-64 has (a wider vector
-// without AVX is lowered element by element), and NEON's. Integers and floats
-// alike; bool is read as its own type elsewhere.
-template <class V> constexpr bool kVectorized = std::is_arithmetic_v<V> && !std::is_same_v<V, bool>;
-template <class V> struct VecOf {
-  typedef V type __attribute__((vector_size(16)));
-};
-template <class V> using Vec16 = typename VecOf<V>::type;
 constexpr int kChains = 8;  // independent vector selects in flight: one's latency is several cycles
 
 // The extremum of x[0, n) and whether a NaN is among them, with lanes the
