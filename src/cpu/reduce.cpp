@@ -335,7 +335,7 @@ template <class Acc> struct Moments {
 // very operations of the one-result path (the same leaves, lanes and tree), so
 // the bits are the same; each row's stretch of the tile is added to its lane
 // as a vector, read where it lies (no gather, one element per cache line).
-constexpr int kTile = 128;
+constexpr int kTile = 256;  // its lanes' accumulators: 32 KiB, within L1
 
 bool columns_apply(const Geometry& g, std::size_t item) {
   return g.nk >= 1 && g.nr >= 1 && g.kstride[g.nk - 1] == static_cast<std::int64_t>(item) &&
@@ -367,8 +367,12 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
     Acc l[L][kTile];
     for (auto& lane : l)
       for (Acc& v : lane) v = Acc{};
+    constexpr std::int64_t kAhead = 8;  // rows: a stretch of a row is too short for the prefetcher to follow the stride
+    const std::int64_t stretch = width * static_cast<std::int64_t>(sizeof(In));
     for (std::int64_t k = 0; k < n; ++k) {
       const std::int64_t off = g.nr == 1 ? (r + k) * g.rstride[0] : reduced_offset(r + k);
+      if (g.nr == 1 && k + kAhead < n)
+        for (std::int64_t b = 0; b < stretch; b += 64) __builtin_prefetch(base + off + kAhead * g.rstride[0] + b);
       const In* x = reinterpret_cast<const In*>(base + off);
       Acc* lane = l[n < 8 ? 0 : k % L];
       for (int w = 0; w < width; ++w) lane[w] += as_acc<Acc>(x[w]);
