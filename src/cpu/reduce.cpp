@@ -486,11 +486,22 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
     for (std::int64_t o = 0; o < outputs; ++o) mean[static_cast<std::size_t>(o)] = mean_of(sums[static_cast<std::size_t>(o)]);
     using MR = Moments<R>;
     auto dev = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+      R d[kLeaf];
+      const Acc m = mean[static_cast<std::size_t>(o)];
+      if constexpr (std::is_floating_point_v<Acc>) {
+        if (!nan) {  // the common case: the elements where they are, no flags
+          alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+          const In* x = elements<In>(g, o, r, n, buf);
+          for (std::int64_t k = 0; k < n; ++k) {
+            const Acc e = as_acc<Acc>(x[k]) - m;
+            d[k] = e * e;
+          }
+          return MR{leaf_sum<R>(d, n), 0};
+        }
+      }
       Acc v[kLeaf];
       bool present[kLeaf];
       load(o, r, n, v, present);
-      R d[kLeaf];
-      const Acc m = mean[static_cast<std::size_t>(o)];
       for (std::int64_t k = 0; k < n; ++k) {
         const Acc x = v[k] - m;
         if constexpr (is_cplx_v<Acc>) d[k] = x.real() * x.real() + x.imag() * x.imag();
