@@ -279,10 +279,18 @@ template <class Acc> Acc leaf_sum_vectors(const Acc* x, std::int64_t n) {
       std::memcpy(&e, x + k + c * VL, sizeof e);
       v[c] += e;
     }
-  Acc l[L];
-  std::memcpy(l, v, sizeof l);
-  for (int j = 0; k + j < n; ++j) l[j] += x[k + j];
-  for (int w = L / 2; w >= 1; w /= 2)
+  if (k < n) {  // the last row's elements, lanes 0 up
+    Acc l[L];
+    std::memcpy(l, v, sizeof l);
+    for (int j = 0; k + j < n; ++j) l[j] += x[k + j];
+    std::memcpy(v, l, sizeof l);
+  }
+  // The fold's halves as whole vectors while they are, then within one.
+  for (int h = NV / 2; h >= 1; h /= 2)
+    for (int c = 0; c < h; ++c) v[c] += v[c + h];
+  Acc l[VL];
+  std::memcpy(l, &v[0], sizeof l);
+  for (int w = VL / 2; w >= 1; w /= 2)
     for (int j = 0; j < w; ++j) l[j] += l[j + w];
   return l[0];
 }
