@@ -263,6 +263,7 @@ template <class V> using Vec16 = typename VecOf<V>::type;
 // leaf_sum of n >= kLanes floats in explicit vectors, 8 of 16 bytes: the
 // same additions lane for lane (GCC's own vectorization of the lanes loop
 // leaves some lanes scalar).
+constexpr std::int64_t kPrefetchAhead = 2048;  // bytes
 template <class Acc> Acc leaf_sum_vectors(const Acc* x, std::int64_t n) {
   using Vec = Vec16<Acc>;
   constexpr int L = kLanes<Acc>, VL = 16 / sizeof(Acc), NV = L / VL;
@@ -273,12 +274,15 @@ template <class Acc> Acc leaf_sum_vectors(const Acc* x, std::int64_t n) {
     v[c] = Vec{} + e;
   }
   std::int64_t k = L;
-  for (; k + L <= n; k += L)
+  for (; k + L <= n; k += L) {
+    __builtin_prefetch(x + k + kPrefetchAhead / sizeof(Acc));
+    __builtin_prefetch(x + k + kPrefetchAhead / sizeof(Acc) + 64 / sizeof(Acc));
     for (int c = 0; c < NV; ++c) {
       Vec e;
       std::memcpy(&e, x + k + c * VL, sizeof e);
       v[c] += e;
     }
+  }
   if (k < n) {  // the last row's elements, lanes 0 up
     Acc l[L];
     std::memcpy(l, v, sizeof l);
