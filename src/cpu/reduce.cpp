@@ -347,7 +347,9 @@ template <class Acc> struct Moments {
 // very operations of the one-result path (the same leaves, lanes and tree), so
 // the bits are the same; each row's stretch of the tile is added to its lane
 // as a vector, read where it lies (no gather, one element per cache line).
-constexpr int kTile = 256;  // its lanes' accumulators: 32 KiB, within L1
+// Tiles of 1024 results (512 of complex128): a row's stretch long enough for
+// the memory system to stream; the lanes' accumulators (128 KiB) stay in L2.
+template <class Acc> constexpr int kTile = std::min<int>(1024, 8192 / sizeof(Acc));
 
 bool columns_apply(const Geometry& g, std::size_t item) {
   return g.nk >= 1 && g.nr >= 1 && g.kstride[g.nk - 1] == static_cast<std::int64_t>(item) &&
@@ -355,6 +357,7 @@ bool columns_apply(const Geometry& g, std::size_t item) {
 }
 
 template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, int threads) {
+  constexpr int kTile = cujit::kTile<Acc>;
   using T = std::array<Acc, kTile>;
   const std::int64_t inner = g.kext[g.nk - 1], per_row = (inner + kTile - 1) / kTile;
   const std::int64_t tiles = g.outputs / inner * per_row;
@@ -375,10 +378,10 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
   // leaf_sum's lanes, one per column: row r + k goes to lane k % kLanes.
   constexpr int L = kLanes<Acc>;
   constexpr std::int64_t leaf_len = kSumLeaf<Acc>;
-  auto leaf = [&](const unsigned char* base, int width, std::int64_t r, std::int64_t n) {
-    Acc l[L][kTile];
-    for (auto& lane : l)
-      for (Acc& v : lane) v = Acc{};
+  // l: L lanes of kTile accumulators.
+  auto leaf = [&](Acc* l, const unsigned char* base, int width, std::int64_t r, std::int64_t n) {
+    for (int j = 0; j < L; ++j)
+      for (int w = 0; w < width; ++w) l[j * kTile + w] = Acc{};
     constexpr std::int64_t kAhead = 8;  // rows: a stretch of a row is too short for the prefetcher to follow the stride
     const std::int64_t stretch = width * static_cast<std::int64_t>(sizeof(In));
     for (std::int64_t k = 0; k < n; ++k) {
@@ -386,14 +389,14 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
       if (g.nr == 1 && k + kAhead < n)
         for (std::int64_t b = 0; b < stretch; b += 64) __builtin_prefetch(base + off + kAhead * g.rstride[0] + b);
       const In* x = reinterpret_cast<const In*>(base + off);
-      Acc* lane = l[n < 8 ? 0 : k % L];
+      Acc* lane = l + (n < 8 ? 0 : k % L) * kTile;
       for (int w = 0; w < width; ++w) lane[w] += as_acc<Acc>(x[w]);
     }
     for (int h = L / 2; h >= 1; h /= 2)
       for (int j = 0; j < h; ++j)
-        for (int w = 0; w < width; ++w) l[j][w] += l[j + h][w];
+        for (int w = 0; w < width; ++w) l[j * kTile + w] += l[(j + h) * kTile + w];
     T s{};
-    for (int w = 0; w < width; ++w) s[w] = l[0][w];
+    for (int w = 0; w < width; ++w) s[w] = l[w];
     return s;
   };
   std::vector<T> part(static_cast<std::size_t>(tiles * nseg));
@@ -402,8 +405,9 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
     const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
     const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
     const unsigned char* base = g.base + g.output_offset(o0);
+    std::vector<Acc> lanes(static_cast<std::size_t>(L) * kTile);  // on the heap: 128 KiB
     auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> T {
-      if (b - a <= leaf_len) return leaf(base, width, a, b - a);
+      if (b - a <= leaf_len) return leaf(lanes.data(), base, width, a, b - a);
       std::int64_t h = (b - a) / 2;
       h = std::max(leaf_len, h - h % leaf_len);
       return add(self(self, a, a + h), self(self, a + h, b));
