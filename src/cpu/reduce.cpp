@@ -378,23 +378,30 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
   // leaf_sum's lanes, one per column: row r + k goes to lane k % kLanes.
   constexpr int L = kLanes<Acc>;
   constexpr std::int64_t leaf_len = kSumLeaf<Acc>;
-  // l: L lanes of kTile accumulators.
+  // l: L lanes of kTile accumulators, kStride apart: 128 bytes more than a
+  // tile, so that lanes are not a multiple of 4 KiB apart (a load from one
+  // would wait for the store to another that it only seems to overlap).
+  constexpr int kStride = kTile + 128 / static_cast<int>(sizeof(Acc));
   auto leaf = [&](Acc* l, const unsigned char* base, int width, std::int64_t r, std::int64_t n) {
     for (int j = 0; j < L; ++j)
-      for (int w = 0; w < width; ++w) l[j * kTile + w] = Acc{};
-    constexpr std::int64_t kAhead = 8;  // rows: a stretch of a row is too short for the prefetcher to follow the stride
+      for (int w = 0; w < width; ++w) l[j * kStride + w] = Acc{};
+    // Rows ahead prefetched where a row's stretch is too short for the
+    // hardware to follow the stride (a long one it streams, and prefetch
+    // instructions would only wait for its line buffers).
+    constexpr std::int64_t kAhead = 8;
     const std::int64_t stretch = width * static_cast<std::int64_t>(sizeof(In));
+    const bool prefetch = g.nr == 1 && stretch <= 1024;
     for (std::int64_t k = 0; k < n; ++k) {
       const std::int64_t off = g.nr == 1 ? (r + k) * g.rstride[0] : reduced_offset(r + k);
-      if (g.nr == 1 && k + kAhead < n)
+      if (prefetch && k + kAhead < n)
         for (std::int64_t b = 0; b < stretch; b += 64) __builtin_prefetch(base + off + kAhead * g.rstride[0] + b);
       const In* x = reinterpret_cast<const In*>(base + off);
-      Acc* lane = l + (n < 8 ? 0 : k % L) * kTile;
+      Acc* lane = l + (n < 8 ? 0 : k % L) * kStride;
       for (int w = 0; w < width; ++w) lane[w] += as_acc<Acc>(x[w]);
     }
     for (int h = L / 2; h >= 1; h /= 2)
       for (int j = 0; j < h; ++j)
-        for (int w = 0; w < width; ++w) l[j * kTile + w] += l[(j + h) * kTile + w];
+        for (int w = 0; w < width; ++w) l[j * kStride + w] += l[(j + h) * kStride + w];
     T s{};
     for (int w = 0; w < width; ++w) s[w] = l[w];
     return s;
@@ -405,7 +412,7 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
     const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
     const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
     const unsigned char* base = g.base + g.output_offset(o0);
-    std::vector<Acc> lanes(static_cast<std::size_t>(L) * kTile);  // on the heap: 128 KiB
+    std::vector<Acc> lanes(static_cast<std::size_t>(L) * kStride);  // on the heap: 128 KiB
     auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> T {
       if (b - a <= leaf_len) return leaf(lanes.data(), base, width, a, b - a);
       std::int64_t h = (b - a) / 2;
