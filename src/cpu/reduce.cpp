@@ -359,9 +359,17 @@ bool columns_apply(const Geometry& g, std::size_t item) {
 template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, int threads) {
   constexpr int kTile = cujit::kTile<Acc>;
   using T = std::array<Acc, kTile>;
-  const std::int64_t inner = g.kext[g.nk - 1], per_row = (inner + kTile - 1) / kTile;
-  const std::int64_t tiles = g.outputs / inner * per_row;
+  const std::int64_t inner = g.kext[g.nk - 1];
   const std::int64_t nseg = std::max<std::int64_t>(1, (g.count + kSegment - 1) / kSegment);
+  if (threads <= 0) threads = cpu_threads();
+  // Narrower tiles where whole ones would leave threads idle and the work is
+  // worth it (a column's bits do not depend on its tile's width).
+  std::int64_t tile = kTile;
+  while (tile > 128 && g.outputs / inner * ((inner + tile - 1) / tile) * nseg < threads &&
+         g.outputs * g.count >= threads * kSegment)
+    tile /= 2;
+  const std::int64_t per_row = (inner + tile - 1) / tile;
+  const std::int64_t tiles = g.outputs / inner * per_row;
   auto reduced_offset = [&](std::int64_t r) {
     std::int64_t off = 0;
     for (int d = g.nr - 1; d >= 0; --d) {
@@ -407,10 +415,10 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
     return s;
   };
   std::vector<T> part(static_cast<std::size_t>(tiles * nseg));
-  parallel_tasks(tiles * nseg, threads > 0 ? threads : cpu_threads(), [&](int, std::int64_t it) {
+  parallel_tasks(tiles * nseg, threads, [&](int, std::int64_t it) {
     const std::int64_t t = it / nseg, sg = it % nseg;
-    const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
-    const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
+    const std::int64_t o0 = t / per_row * inner + t % per_row * tile;
+    const int width = static_cast<int>(std::min<std::int64_t>(tile, inner - t % per_row * tile));
     const unsigned char* base = g.base + g.output_offset(o0);
     std::vector<Acc> lanes(static_cast<std::size_t>(L) * kStride);  // on the heap: 128 KiB
     auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> T {
@@ -424,8 +432,8 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
   std::vector<Acc> out(static_cast<std::size_t>(g.outputs));
   for (std::int64_t t = 0; t < tiles; ++t) {
     const T sum = tree(&part[static_cast<std::size_t>(t * nseg)], nseg, add);
-    const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
-    const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
+    const std::int64_t o0 = t / per_row * inner + t % per_row * tile;
+    const int width = static_cast<int>(std::min<std::int64_t>(tile, inner - t % per_row * tile));
     for (int w = 0; w < width; ++w) out[static_cast<std::size_t>(o0 + w)] = sum[static_cast<std::size_t>(w)];
   }
   return out;
