@@ -8,7 +8,9 @@ sum, mean, max, argmax, std, sum(x*y), and sums over each axis of (n/1000, 1000)
 NumPy runs the same jobs on the same values in this process (x.sum(), x.mean(),
 ..., (x*y).sum(), x.sum(axis=0)); cujit's times are evaluate() calls on host
 arrays (bench/cpu_reductions.cpp) on all cores. Each figure is the median of
-REPS calls after a warm-up; the two sides alternate case by case.
+REPS calls after a warm-up; the two sides alternate case by case. It starts
+once the 1-minute load average is below LOAD_MAX (0.5), waiting up to WAIT
+seconds (1800).
 """
 import os
 import platform
@@ -56,7 +58,17 @@ def cujit_ms(pid, program, dt, shape):
     return float(p.stdout.split()[1])
 
 
+def wait_for_quiet():
+    """Waits (up to WAIT seconds) until the 1-minute load average is below LOAD_MAX: on a
+    shared machine another job's threads take the cores both sides are measured on."""
+    limit, deadline = float(os.environ.get("LOAD_MAX", "0.5")), time.time() + float(os.environ.get("WAIT", "1800"))
+    while os.getloadavg()[0] >= limit and time.time() < deadline:
+        time.sleep(10)
+    return os.getloadavg()[0]
+
+
 def main():
+    load_start = wait_for_quiet()
     rows = []
     for dt in ("float32", "float64"):
         for n in SIZES:
@@ -79,7 +91,7 @@ def main():
     L = [f"# Reductions on the CPU: cujit's evaluator beside NumPy ({time.strftime('%Y-%m-%d')})", "",
          f"CPU: {cpu}, {os.cpu_count()} cores (cujit uses all; NumPy's reductions use one). NumPy {np.__version__}, "
          f"Python {platform.python_version()}. Medians of {REPS} calls after a warm-up, cujit and NumPy alternating "
-         f"case by case; load average at the start {os.getloadavg()[0]:.2f}.", "",
+         f"case by case; 1-minute load average {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end.", "",
          f"Command: `python3 bench/cpu_reductions.py BUILD/bench/bench_cpu_reductions {OUT}`", "",
          "| program | dtype | elements | cujit ms | NumPy ms | NumPy / cujit |", "|---|---|---|---|---|---|"]
     for name, dt, n, c, nm in rows:

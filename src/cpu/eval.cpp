@@ -658,10 +658,13 @@ struct Frame {
     ready = true;
   }
 
-  void run(const Plan& plan, std::int64_t start, std::size_t n) {
+  // Elements [start, start + n) (n <= kChunk); `out`, when given, is where
+  // the outputs' element `start` goes instead of their arrays (one output).
+  void run(const Plan& plan, std::int64_t start, std::size_t n, unsigned char* out = nullptr) {
     for (std::size_t r = 0; r < plan.regs.size(); ++r) {
       const Reg& g = plan.regs[r];
-      if (g.kind == Reg::In || g.kind == Reg::Out) reg[r] = g.base + start * g.item;
+      if (g.kind == Reg::In || (g.kind == Reg::Out && !out)) reg[r] = g.base + start * g.item;
+      else if (g.kind == Reg::Out) reg[r] = out;
     }
     Chunk c{reg.data(), n, start};
     for (const Instr& in : plan.body) in.loop(in, c);
@@ -777,6 +780,40 @@ std::vector<Output> evaluate_elementwise(const Program& p, const std::vector<Inp
   }
   if (options.progress) options.progress(total, total);
   return outs;
+}
+
+struct BlockEvaluator::Impl {
+  Plan plan;
+  std::vector<Frame> frames;
+  std::size_t item = 0;
+};
+
+bool BlockEvaluator::applies(const Program& p) {
+  return !p.can_fail && p.outputs.size() == 1 && p.outputs[0].input < 0;
+}
+
+BlockEvaluator::BlockEvaluator(const Program& p, const std::vector<Input>& inputs, const Shape& shape, int workers)
+    : impl_(std::make_unique<Impl>()) {
+  if (!applies(p) || inputs.size() != p.inputs.size())
+    fail(ErrorCode::Internal, "CPU evaluator: a program that cannot run block by block");
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    check_input(p, k, inputs[k].view.dtype, inputs[k].view.shape, inputs[k].view.strides);
+    if (!p.inputs[k].weak && !p.inputs[k].raw) broadcast_input(shape, inputs[k].view.shape, p.inputs[k].name);
+  }
+  const std::vector<void*> base{nullptr};  // each block goes where run() says
+  Planner(p, inputs, shape, base, impl_->plan).run();
+  impl_->frames.resize(static_cast<std::size_t>(std::max(1, workers)));
+  impl_->item = dtype_size(p.outputs[0].dtype);
+}
+
+BlockEvaluator::~BlockEvaluator() = default;
+
+void BlockEvaluator::run(int worker, std::int64_t start, std::int64_t n, void* out) {
+  Frame& f = impl_->frames[static_cast<std::size_t>(worker)];
+  if (!f.ready) f.prepare(impl_->plan);
+  auto* o = static_cast<unsigned char*>(out);
+  for (std::int64_t k = 0; k < n; k += kChunk)
+    f.run(impl_->plan, start + k, static_cast<std::size_t>(std::min(kChunk, n - k)), o + k * static_cast<std::int64_t>(impl_->item));
 }
 
 }  // namespace cujit

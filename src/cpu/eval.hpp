@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,5 +63,28 @@ std::vector<Output> evaluate_program(const Program& program, const std::vector<I
 std::vector<Output> evaluate_elementwise(const Program& program, const std::vector<Input>& inputs,
                                          const Shape* shape = nullptr, const CpuOptions& options = {},
                                          const ArrayView* outputs = nullptr);
+
+// A program without reductions, with one output that is no input's, computed
+// block by block into the caller's buffer on the calling thread: a
+// reduction's map fused into the reduction's own tasks (cpu/reduce.cpp), where
+// evaluate_elementwise would write the whole map to a temporary first.
+class BlockEvaluator {
+ public:
+  // Whether `p` can run so: nothing in it can fail at run time (a failure
+  // would surface in one block of many, in no defined order), one output.
+  static bool applies(const Program& p);
+  // `shape`: the output's; `workers`: the threads that will call run.
+  BlockEvaluator(const Program& p, const std::vector<Input>& inputs, const Shape& shape, int workers);
+  ~BlockEvaluator();
+  BlockEvaluator(const BlockEvaluator&) = delete;
+  BlockEvaluator& operator=(const BlockEvaluator&) = delete;
+  // Elements [start, start + n) of the output (C order) into `out`; each
+  // worker in [0, workers) on one thread at a time.
+  void run(int worker, std::int64_t start, std::int64_t n, void* out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace cujit

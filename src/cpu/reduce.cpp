@@ -5,7 +5,10 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -21,7 +24,14 @@ namespace {
 using namespace scalar;
 using plan::ReduceStep;
 
-constexpr std::int64_t kLeaf = 128;         // NumPy's pairwise block: 8 lanes of 16
+// A sum leaf's lanes: independent chains of additions, enough to keep a
+// vector unit busy (NumPy's 8 lanes leave one or two chains per register), in
+// 128 bytes of accumulators: 8 SSE registers of 16 (more would spill one, and
+// its chain would go through memory). Each lane adds 16 elements in sequence,
+// as each of NumPy's 8 lanes of its 128.
+template <class Acc> constexpr int kLanes = std::max<int>(8, 128 / sizeof(Acc));
+template <class Acc> constexpr std::int64_t kSumLeaf = 16 * kLanes<Acc>;
+constexpr std::int64_t kLeaf = 512;  // the longest leaf: kSumLeaf<float>; min, max, any, all
 constexpr std::int64_t kSegment = 1 << 16;  // elements behind one partial; fixed, so the order is the shape's alone
 
 // ---- where the reduced elements are ----
@@ -29,8 +39,19 @@ constexpr std::int64_t kSegment = 1 << 16;  // elements behind one partial; fixe
 // The map's dims split into kept ones (which result element) and reduced ones
 // (the elements reduced into it, in C order), each list with extent-1 dims
 // dropped and contiguous neighbours merged.
+// A map computed segment by segment inside the reduction (reduce_fused):
+// each worker's segment in its own buffer.
+struct Fused {
+  BlockEvaluator* map = nullptr;
+  std::vector<std::unique_ptr<unsigned char[]>> buffers;  // per worker, kSegment elements
+};
+// The segment the calling thread holds (Fused): its buffer and first element.
+thread_local const unsigned char* tl_block = nullptr;
+thread_local std::int64_t tl_block_start = 0;
+
 struct Geometry {
   const unsigned char* base = nullptr;
+  Fused* fused = nullptr;  // the elements are computed, not read from base
   int nk = 0, nr = 0;
   std::int64_t kext[kMaxDims] = {}, kstride[kMaxDims] = {};
   std::int64_t rext[kMaxDims] = {}, rstride[kMaxDims] = {};
@@ -116,6 +137,7 @@ void gather(const Geometry& g, const unsigned char* start, std::int64_t r, std::
 // Reduced elements [r, r + n) of result o (n <= kLeaf): where they are when
 // they lie in one contiguous run (the common case: no copy), else gathered into `buf`.
 template <class In> const In* elements(const Geometry& g, std::int64_t o, std::int64_t r, std::int64_t n, unsigned char* buf) {
+  if (g.fused) return reinterpret_cast<const In*>(tl_block + (r - tl_block_start) * static_cast<std::int64_t>(sizeof(In)));
   const unsigned char* start = g.base + g.output_offset(o);
   if (g.nr == 1 && g.rstride[0] == static_cast<std::int64_t>(sizeof(In)))
     return reinterpret_cast<const In*>(start + r * static_cast<std::int64_t>(sizeof(In)));
@@ -171,13 +193,30 @@ std::vector<P> reduce_all(const Geometry& g, const Leaf& leaf, const Combine& co
   const std::int64_t per_task = std::max<std::int64_t>(1, kSegment / std::max<std::int64_t>(1, std::min(g.count, kSegment)));
   const std::int64_t tasks = (items + per_task - 1) / per_task;
   if (threads <= 0) threads = cpu_threads();
-  parallel_tasks(tasks, threads, [&](int, std::int64_t t) {
+  std::exception_ptr failure;  // of a fused map's evaluation (memory for its scratch)
+  std::mutex failure_mu;
+  parallel_tasks(tasks, threads, [&](int worker, std::int64_t t) {
     const std::int64_t end = std::min(items, (t + 1) * per_task);
     for (std::int64_t it = t * per_task; it < end; ++it) {
       const std::int64_t o = it / nseg, s = it % nseg;
-      part[static_cast<std::size_t>(it)] = segment(o, s * kSegment, std::min(g.count, (s + 1) * kSegment));
+      const std::int64_t lo = s * kSegment, hi = std::min(g.count, (s + 1) * kSegment);
+      if (g.fused) {  // one result (reduce_fused): the segment's elements of the map, then its reduction
+        try {
+          auto& buf = g.fused->buffers[static_cast<std::size_t>(worker)];
+          if (!buf) buf.reset(new unsigned char[static_cast<std::size_t>(kSegment) * g.item]);
+          g.fused->map->run(worker, lo, hi - lo, buf.get());
+          tl_block = buf.get();
+          tl_block_start = lo;
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mu);
+          if (!failure) failure = std::current_exception();
+          return;
+        }
+      }
+      part[static_cast<std::size_t>(it)] = segment(o, lo, hi);
     }
   });
+  if (failure) std::rethrow_exception(failure);
   if (nseg == 1) return part;
   std::vector<P> out(static_cast<std::size_t>(g.outputs));
   for (std::int64_t o = 0; o < g.outputs; ++o) out[static_cast<std::size_t>(o)] = tree(&part[static_cast<std::size_t>(o * nseg)], nseg, combine);
@@ -213,6 +252,91 @@ DType wide(DType acc) {
   return acc;
 }
 
+// Vectors of 16 bytes: SSE2's width, which every x86-64 has (a wider vector
+// without AVX is lowered element by element), and NEON's. Integers and floats
+// alike; bool is read as its own type elsewhere.
+template <class V> constexpr bool kVectorized = std::is_arithmetic_v<V> && !std::is_same_v<V, bool>;
+template <class V> struct VecOf {
+  typedef V type __attribute__((vector_size(16)));
+};
+template <class V> using Vec16 = typename VecOf<V>::type;
+// leaf_sum of n >= kLanes floats in explicit vectors, 8 of 16 bytes: the
+// same additions lane for lane (GCC's own vectorization of the lanes loop
+// leaves some lanes scalar).
+constexpr std::int64_t kPrefetchAhead = 2048;  // bytes
+template <class Acc> Acc leaf_sum_vectors(const Acc* x, std::int64_t n) {
+  using Vec = Vec16<Acc>;
+  constexpr int L = kLanes<Acc>, VL = 16 / sizeof(Acc), NV = L / VL;
+  Vec v[NV];
+  for (int c = 0; c < NV; ++c) {
+    Vec e;
+    std::memcpy(&e, x + c * VL, sizeof e);
+    v[c] = Vec{} + e;
+  }
+  std::int64_t k = L;
+  for (; k + L <= n; k += L) {
+    __builtin_prefetch(x + k + kPrefetchAhead / sizeof(Acc));
+    __builtin_prefetch(x + k + kPrefetchAhead / sizeof(Acc) + 64 / sizeof(Acc));
+    for (int c = 0; c < NV; ++c) {
+      Vec e;
+      std::memcpy(&e, x + k + c * VL, sizeof e);
+      v[c] += e;
+    }
+  }
+  if (k < n) {  // the last row's elements, lanes 0 up
+    Acc l[L];
+    std::memcpy(l, v, sizeof l);
+    for (int j = 0; k + j < n; ++j) l[j] += x[k + j];
+    std::memcpy(v, l, sizeof l);
+  }
+  // The fold's halves as whole vectors while they are, then within one.
+  for (int h = NV / 2; h >= 1; h /= 2)
+    for (int c = 0; c < h; ++c) v[c] += v[c + h];
+  Acc l[VL];
+  std::memcpy(l, &v[0], sizeof l);
+  for (int w = VL / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) l[j] += l[j + w];
+  return l[0];
+}
+
+// Sums x[0, n) (n <= kLeaf) as Acc: lane j adds x[j], x[j + kLanes], ... in
+// order from +0 (an element missing from the last row would add +0, which
+// changes no lane), then the lanes fold pairwise, upper half onto lower half.
+// Under 8 elements, one lane adds them in order, as NumPy's pairwise sum does:
+// a short row's sum (a mean subtracted from its own elements) has NumPy's bits.
+// The column sums below keep exactly these operations.
+template <class Acc, class In> Acc as_acc(const In& v) {
+  if constexpr (std::is_same_v<Acc, In>) return v;
+  else return cast<Acc>(v);
+}
+template <class Acc, class In> Acc leaf_sum(const In* x, std::int64_t n) {
+  if (n < 8) {
+    Acc s{};
+    for (std::int64_t k = 0; k < n; ++k) s += as_acc<Acc>(x[k]);
+    return s;
+  }
+  constexpr int L = kLanes<Acc>;
+  if constexpr (std::is_same_v<In, Acc> && std::is_floating_point_v<Acc>) {
+    if (n >= L) return leaf_sum_vectors(x, n);
+  }
+  Acc l[L];
+  std::int64_t k = 0;
+  // +0 plus the first row: a loop of vector additions where zeroing the
+  // lanes first would be a memset call, costly at a leaf's size.
+  if (n >= L) {
+    for (int j = 0; j < L; ++j) l[j] = Acc{} + as_acc<Acc>(x[j]);
+    k = L;
+  } else {
+    for (int j = 0; j < L; ++j) l[j] = Acc{};
+  }
+  for (; k + L <= n; k += L)
+    for (int j = 0; j < L; ++j) l[j] += as_acc<Acc>(x[k + j]);
+  for (int j = 0; k + j < n; ++j) l[j] += as_acc<Acc>(x[k + j]);
+  for (int w = L / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) l[j] += l[j + w];
+  return l[0];
+}
+
 template <class Acc> struct Moments {
   Acc sum{};
   std::int64_t cnt = 0;
@@ -221,9 +345,11 @@ template <class Acc> struct Moments {
 // Sums where the results lie side by side in memory and their elements do not
 // (`sum(x, axis=0)` of a C-contiguous x): kTile results at a time, each with the
 // very operations of the one-result path (the same leaves, lanes and tree), so
-// the bits are the same; the lanes run across the tile, which vectorizes and
-// reads whole rows instead of one element per cache line.
-constexpr int kTile = 256;
+// the bits are the same; each row's stretch of the tile is added to its lane
+// as a vector, read where it lies (no gather, one element per cache line).
+// Tiles of 1024 results (512 of complex128): a row's stretch long enough for
+// the memory system to stream; the lanes' accumulators (128 KiB) stay in L2.
+template <class Acc> constexpr int kTile = std::min<int>(1024, 8192 / sizeof(Acc));
 
 bool columns_apply(const Geometry& g, std::size_t item) {
   return g.nk >= 1 && g.nr >= 1 && g.kstride[g.nk - 1] == static_cast<std::int64_t>(item) &&
@@ -231,10 +357,19 @@ bool columns_apply(const Geometry& g, std::size_t item) {
 }
 
 template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, int threads) {
+  constexpr int kTile = cujit::kTile<Acc>;
   using T = std::array<Acc, kTile>;
-  const std::int64_t inner = g.kext[g.nk - 1], per_row = (inner + kTile - 1) / kTile;
-  const std::int64_t tiles = g.outputs / inner * per_row;
+  const std::int64_t inner = g.kext[g.nk - 1];
   const std::int64_t nseg = std::max<std::int64_t>(1, (g.count + kSegment - 1) / kSegment);
+  if (threads <= 0) threads = cpu_threads();
+  // Narrower tiles where whole ones would leave threads idle and the work is
+  // worth it (a column's bits do not depend on its tile's width).
+  std::int64_t tile = kTile;
+  while (tile > 128 && g.outputs / inner * ((inner + tile - 1) / tile) * nseg < threads &&
+         g.outputs * g.count >= threads * kSegment)
+    tile /= 2;
+  const std::int64_t per_row = (inner + tile - 1) / tile;
+  const std::int64_t tiles = g.outputs / inner * per_row;
   auto reduced_offset = [&](std::int64_t r) {
     std::int64_t off = 0;
     for (int d = g.nr - 1; d >= 0; --d) {
@@ -248,46 +383,48 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
     for (int w = 0; w < kTile; ++w) c[w] = a[w] + b[w];
     return c;
   };
-  auto leaf = [&](const unsigned char* base, int width, std::int64_t r, std::int64_t n) {
-    auto v = [&](std::int64_t k, Acc* row) {
-      const In* x = reinterpret_cast<const In*>(base + reduced_offset(r + k));
-      for (int w = 0; w < width; ++w) row[w] = cast<Acc>(x[w]);
-      for (int w = width; w < kTile; ++w) row[w] = Acc{};
-    };
+  // leaf_sum's lanes, one per column: row r + k goes to lane k % kLanes.
+  constexpr int L = kLanes<Acc>;
+  constexpr std::int64_t leaf_len = kSumLeaf<Acc>;
+  // l: L lanes of kTile accumulators, kStride apart: 128 bytes more than a
+  // tile, so that lanes are not a multiple of 4 KiB apart (a load from one
+  // would wait for the store to another that it only seems to overlap).
+  constexpr int kStride = kTile + 128 / static_cast<int>(sizeof(Acc));
+  auto leaf = [&](Acc* l, const unsigned char* base, int width, std::int64_t r, std::int64_t n) {
+    for (int j = 0; j < L; ++j)
+      for (int w = 0; w < width; ++w) l[j * kStride + w] = Acc{};
+    // Rows ahead prefetched where a row's stretch is too short for the
+    // hardware to follow the stride (a long one it streams, and prefetch
+    // instructions would only wait for its line buffers).
+    constexpr std::int64_t kAhead = 8;
+    const std::int64_t stretch = width * static_cast<std::int64_t>(sizeof(In));
+    const bool prefetch = g.nr == 1 && stretch <= 1024;
+    for (std::int64_t k = 0; k < n; ++k) {
+      const std::int64_t off = g.nr == 1 ? (r + k) * g.rstride[0] : reduced_offset(r + k);
+      if (prefetch && k + kAhead < n)
+        for (std::int64_t b = 0; b < stretch; b += 64) __builtin_prefetch(base + off + kAhead * g.rstride[0] + b);
+      const In* x = reinterpret_cast<const In*>(base + off);
+      Acc* lane = l + (n < 8 ? 0 : k % L) * kStride;
+      for (int w = 0; w < width; ++w) lane[w] += as_acc<Acc>(x[w]);
+    }
+    for (int h = L / 2; h >= 1; h /= 2)
+      for (int j = 0; j < h; ++j)
+        for (int w = 0; w < width; ++w) l[j * kStride + w] += l[(j + h) * kStride + w];
     T s{};
-    Acc row[kTile];
-    if (n < 8) {
-      for (std::int64_t k = 0; k < n; ++k) {
-        v(k, row);
-        for (int w = 0; w < kTile; ++w) s[w] += row[w];
-      }
-      return s;
-    }
-    Acc l[8][kTile];
-    for (int j = 0; j < 8; ++j) v(j, l[j]);
-    std::int64_t k = 8;
-    for (; k + 8 <= n; k += 8)
-      for (int j = 0; j < 8; ++j) {
-        v(k + j, row);
-        for (int w = 0; w < kTile; ++w) l[j][w] += row[w];
-      }
-    for (int w = 0; w < kTile; ++w) s[w] = ((l[0][w] + l[1][w]) + (l[2][w] + l[3][w])) + ((l[4][w] + l[5][w]) + (l[6][w] + l[7][w]));
-    for (; k < n; ++k) {
-      v(k, row);
-      for (int w = 0; w < kTile; ++w) s[w] += row[w];
-    }
+    for (int w = 0; w < width; ++w) s[w] = l[w];
     return s;
   };
   std::vector<T> part(static_cast<std::size_t>(tiles * nseg));
-  parallel_tasks(tiles * nseg, threads > 0 ? threads : cpu_threads(), [&](int, std::int64_t it) {
+  parallel_tasks(tiles * nseg, threads, [&](int, std::int64_t it) {
     const std::int64_t t = it / nseg, sg = it % nseg;
-    const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
-    const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
+    const std::int64_t o0 = t / per_row * inner + t % per_row * tile;
+    const int width = static_cast<int>(std::min<std::int64_t>(tile, inner - t % per_row * tile));
     const unsigned char* base = g.base + g.output_offset(o0);
+    std::vector<Acc> lanes(static_cast<std::size_t>(L) * kStride);  // on the heap: 128 KiB
     auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> T {
-      if (b - a <= kLeaf) return leaf(base, width, a, b - a);
+      if (b - a <= leaf_len) return leaf(lanes.data(), base, width, a, b - a);
       std::int64_t h = (b - a) / 2;
-      h = std::max(kLeaf, h - h % kLeaf);
+      h = std::max(leaf_len, h - h % leaf_len);
       return add(self(self, a, a + h), self(self, a + h, b));
     };
     part[static_cast<std::size_t>(it)] = rec(rec, sg * kSegment, std::min(g.count, (sg + 1) * kSegment));
@@ -295,8 +432,8 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
   std::vector<Acc> out(static_cast<std::size_t>(g.outputs));
   for (std::int64_t t = 0; t < tiles; ++t) {
     const T sum = tree(&part[static_cast<std::size_t>(t * nseg)], nseg, add);
-    const std::int64_t o0 = t / per_row * inner + t % per_row * kTile;
-    const int width = static_cast<int>(std::min<std::int64_t>(kTile, inner - t % per_row * kTile));
+    const std::int64_t o0 = t / per_row * inner + t % per_row * tile;
+    const int width = static_cast<int>(std::min<std::int64_t>(tile, inner - t % per_row * tile));
     for (int w = 0; w < width; ++w) out[static_cast<std::size_t>(o0 + w)] = sum[static_cast<std::size_t>(w)];
   }
   return out;
@@ -315,22 +452,6 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
       present[k] = !(nan && isnan_v(v[k]));
     }
   };
-  // NumPy's pairwise leaf: 8 lanes, then ((0+1)+(2+3))+((4+5)+(6+7)).
-  auto lanes = [&](const Acc* v, std::int64_t n) {
-    if (n < 8) {
-      Acc s = zero;
-      for (std::int64_t k = 0; k < n; ++k) s += v[k];
-      return s;
-    }
-    Acc l[8];
-    for (int j = 0; j < 8; ++j) l[j] = v[j];
-    std::int64_t k = 8;
-    for (; k + 8 <= n; k += 8)
-      for (int j = 0; j < 8; ++j) l[j] += v[k + j];
-    Acc s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-    for (; k < n; ++k) s += v[k];
-    return s;
-  };
   using M = Moments<Acc>;
   auto add = [](const M& a, const M& b) { return M{a.sum + b.sum, a.cnt + b.cnt}; };
   const std::int64_t outputs = g.outputs;
@@ -344,18 +465,15 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
         if (present[k]) p *= v[k];
       return p;
     };
-    auto parts = reduce_all<Acc>(g, leaf, [](Acc a, Acc b) { return a * b; }, Acc(1), threads);
+    // NumPy's leaf of 128 (a product's rounding does not gain from pairs as a sum's does).
+    auto parts = reduce_all<Acc>(g, leaf, [](Acc a, Acc b) { return a * b; }, Acc(1), threads, 128);
     for (std::int64_t o = 0; o < outputs; ++o) store(out, o, parts[static_cast<std::size_t>(o)]);
     return;
   }
   auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
-    if (!nan) {  // the common case: no copy, the conversion inside the 8 lanes
+    if (!nan) {  // the common case: no copy, the conversion inside the lanes
       alignas(64) unsigned char buf[kLeaf * sizeof(In)];
-      const In* x = elements<In>(g, o, r, n, buf);
-      if constexpr (std::is_same_v<In, Acc>) return M{lanes(x, n), n};
-      Acc v[kLeaf];
-      for (std::int64_t k = 0; k < n; ++k) v[k] = cast<Acc>(x[k]);
-      return M{lanes(v, n), n};
+      return M{leaf_sum<Acc>(elements<In>(g, o, r, n, buf), n), n};
     }
     Acc v[kLeaf];
     bool present[kLeaf];
@@ -363,13 +481,13 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
     std::int64_t c = n;
     for (std::int64_t k = 0; k < n; ++k)
       if (!present[k]) v[k] = Acc(0), --c;
-    return M{lanes(v, n), c};
+    return M{leaf_sum<Acc>(v, n), c};
   };
   std::vector<M> sums;
   if (!nan && g.count > 0 && columns_apply(g, sizeof(In)) && (st.what == Reduce::Sum || st.what == Reduce::Mean)) {
     for (const Acc& c : column_sums<In, Acc>(g, threads)) sums.push_back(M{c, g.count});
   } else {
-    sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads);
+    sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads, kSumLeaf<Acc>);
   }
   if (st.what == Reduce::Sum) {
     for (std::int64_t o = 0; o < outputs; ++o) {
@@ -399,32 +517,33 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
     for (std::int64_t o = 0; o < outputs; ++o) mean[static_cast<std::size_t>(o)] = mean_of(sums[static_cast<std::size_t>(o)]);
     using MR = Moments<R>;
     auto dev = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
+      R d[kLeaf];
+      const Acc m = mean[static_cast<std::size_t>(o)];
+      if constexpr (std::is_floating_point_v<Acc>) {
+        if (!nan) {  // the common case: the elements where they are, no flags
+          alignas(64) unsigned char buf[kLeaf * sizeof(In)];
+          const In* x = elements<In>(g, o, r, n, buf);
+          for (std::int64_t k = 0; k < n; ++k) {
+            const Acc e = as_acc<Acc>(x[k]) - m;
+            d[k] = e * e;
+          }
+          return MR{leaf_sum<R>(d, n), 0};
+        }
+      }
       Acc v[kLeaf];
       bool present[kLeaf];
       load(o, r, n, v, present);
-      R d[kLeaf];
-      const Acc m = mean[static_cast<std::size_t>(o)];
       for (std::int64_t k = 0; k < n; ++k) {
         const Acc x = v[k] - m;
         if constexpr (is_cplx_v<Acc>) d[k] = x.real() * x.real() + x.imag() * x.imag();
         else d[k] = x * x;
         if (!present[k]) d[k] = R(0);
       }
-      R s = R(0);
-      if (n < 8) {
-        for (std::int64_t k = 0; k < n; ++k) s += d[k];
-      } else {
-        R l[8];
-        for (int j = 0; j < 8; ++j) l[j] = d[j];
-        std::int64_t k = 8;
-        for (; k + 8 <= n; k += 8)
-          for (int j = 0; j < 8; ++j) l[j] += d[k + j];
-        s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-        for (; k < n; ++k) s += d[k];
-      }
+      const R s = leaf_sum<R>(d, n);
       return MR{s, 0};
     };
-    auto sq = reduce_all<MR>(g, dev, [](const MR& a, const MR& b) { return MR{a.sum + b.sum, 0}; }, MR{R(0), 0}, threads);
+    auto sq = reduce_all<MR>(g, dev, [](const MR& a, const MR& b) { return MR{a.sum + b.sum, 0}; }, MR{R(0), 0}, threads,
+                             kSumLeaf<R>);
     for (std::int64_t o = 0; o < outputs; ++o) {
       const double cnt = static_cast<double>(sums[static_cast<std::size_t>(o)].cnt);
       double dof = cnt - st.ddof;
@@ -461,34 +580,39 @@ template <class V> struct Best {
   std::int64_t idx = -1;  // -1: no element (yet)
 };
 
+constexpr int kChains = 8;  // independent vector selects in flight: one's latency is several cycles
+
 // The extremum of x[0, n) and whether a NaN is among them, with lanes the
 // compiler keeps in vector registers (GCC's vector extension: a select per
 // lane vectorizes where one running maximum, a dependency chain of selects
-// it may not reorder, stays scalar).
+// it may not reorder, stays scalar), kChains vectors of them at a time.
 template <bool Max, class V> V extreme_value(const V* x, std::int64_t n, bool& any_nan) {
   V m = x[0];
   bool nan = false;
   std::int64_t k = 0;
-  if constexpr (std::is_floating_point_v<V>) {
-    // 16 bytes: SSE2's width, which every x86-64 has (a wider vector without
-    // AVX is lowered element by element) and NEON's.
+  if constexpr (kVectorized<V>) {
+    using Vec = Vec16<V>;
+    using Mask = decltype(Vec{} < Vec{});
     constexpr int L = 16 / sizeof(V);
-    typedef V Vec __attribute__((vector_size(16)));
-    typedef decltype(Vec{} < Vec{}) Mask;
-    Vec lane, v;
-    for (int j = 0; j < L; ++j) lane[j] = x[0];
+    V first[L];
+    std::fill(first, first + L, x[0]);
+    Vec lane[kChains];
+    for (Vec& l : lane) std::memcpy(&l, first, sizeof l);
     Mask bad = {};
-    for (; k + L <= n; k += L) {
-      std::memcpy(&v, x + k, sizeof v);
-      bad |= v != v;
-      if constexpr (Max) lane = lane < v ? v : lane;
-      else lane = v < lane ? v : lane;
-    }
-    for (int j = 0; j < L; ++j) {
-      nan |= bad[j] != 0;
-      if constexpr (Max) m = m < lane[j] ? lane[j] : m;
-      else m = lane[j] < m ? lane[j] : m;
-    }
+    for (; k + kChains * L <= n; k += kChains * L)
+      for (int c = 0; c < kChains; ++c) {
+        Vec v;
+        std::memcpy(&v, x + k + c * L, sizeof v);
+        if constexpr (std::is_floating_point_v<V>) bad |= v != v;
+        if constexpr (Max) lane[c] = lane[c] < v ? v : lane[c];
+        else lane[c] = v < lane[c] ? v : lane[c];
+      }
+    for (int c = 0; c < kChains; ++c)
+      for (int j = 0; j < L; ++j) {
+        nan |= bad[j] != 0;
+        if constexpr (Max) m = m < lane[c][j] ? lane[c][j] : m;
+        else m = lane[c][j] < m ? lane[c][j] : m;
+      }
   }
   for (; k < n; ++k) {
     const V v = x[k];
@@ -498,6 +622,34 @@ template <bool Max, class V> V extreme_value(const V* x, std::int64_t n, bool& a
   }
   any_nan = nan;
   return m;
+}
+
+// The first k in [from, n) where x[k] == v (a value that is there), or where
+// x[k] is NaN when v is: compared a vector at a time.
+template <class V> std::int64_t first_equal(const V* x, std::int64_t from, std::int64_t n, V v) {
+  const bool nan = v != v;
+  std::int64_t k = from;
+  if constexpr (kVectorized<V>) {
+    using Vec = Vec16<V>;
+    using Mask = decltype(Vec{} < Vec{});
+    constexpr int L = 16 / sizeof(V);
+    Vec want;
+    for (int j = 0; j < L; ++j) want[j] = v;
+    for (; k + 4 * L <= n; k += 4 * L) {
+      Mask hit = {};
+      for (int c = 0; c < 4; ++c) {
+        Vec e;
+        std::memcpy(&e, x + k + c * L, sizeof e);
+        hit |= nan ? e != e : e == want;
+      }
+      std::uint64_t h[2];
+      std::memcpy(h, &hit, sizeof h);
+      if (h[0] | h[1]) break;
+    }
+  }
+  for (; k < n; ++k)
+    if (nan ? x[k] != x[k] : x[k] == v) return k;
+  return -1;
 }
 
 // The leaf of min/max/argmin/argmax on a real or integer type without NaN
@@ -514,15 +666,14 @@ template <bool Max, class V> Best<V> fast_leaf(const V* x, std::int64_t n, std::
     bool any_nan = false;
     const V m = extreme_value<Max>(x + c, len, any_nan);
     if (any_nan) {
-      for (std::int64_t k = c; k < c + len; ++k)
-        if (x[k] != x[k]) return {x[k], r + k};
+      const std::int64_t k = first_equal(x, c, c + len, std::numeric_limits<V>::quiet_NaN());
+      return {x[k], r + k};
     }
     if (at < 0 || (Max ? best < m : m < best)) best = m, at = c;
   }
   if (!want_index && best != V(0)) return {best, r};
-  for (std::int64_t k = at; k < n; ++k)
-    if (x[k] == best) return {x[k], r + k};  // its value too: of +0 and -0 the first wins
-  return {best, r + at};
+  const std::int64_t k = first_equal(x, at, n, best);  // its value too: of +0 and -0 the first wins
+  return {x[k], r + k};
 }
 
 template <class In> void extremum(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
@@ -593,12 +744,10 @@ template <class In> void logical(const Geometry& g, const ReduceStep& st, HostAr
 
 }  // namespace
 
-HostArray reduce_host(const ArrayView& x, const ReduceStep& st, int threads) {
-  if (x.dtype != st.in || x.shape != st.map_shape)
-    fail(ErrorCode::Internal, "CPU reduction: a {} {} map where the plan has {} {}", dtype_name(x.dtype),
-         to_string(x.shape), dtype_name(st.in), to_string(st.map_shape));
+namespace {
+
+HostArray reduce_geometry(const Geometry& g, const ReduceStep& st, int threads) {
   HostArray out(st.out, st.out_shape);
-  const Geometry g(x, st);
   // As NumPy: no elements to reduce is an error even where no result has any.
   const bool no_identity = st.what == Reduce::Min || st.what == Reduce::Max || st.what == Reduce::ArgMin || st.what == Reduce::ArgMax;
   if (g.count == 0 && no_identity) fail(ErrorCode::Data, empty_message(st));
@@ -616,6 +765,38 @@ HostArray reduce_host(const ArrayView& x, const ReduceStep& st, int threads) {
     }
   });
   return out;
+}
+
+}  // namespace
+
+HostArray reduce_host(const ArrayView& x, const ReduceStep& st, int threads) {
+  if (x.dtype != st.in || x.shape != st.map_shape)
+    fail(ErrorCode::Internal, "CPU reduction: a {} {} map where the plan has {} {}", dtype_name(x.dtype),
+         to_string(x.shape), dtype_name(st.in), to_string(st.map_shape));
+  return reduce_geometry(Geometry(x, st), st, threads);
+}
+
+bool fuses(const ReduceStep& st) {
+  // var and std read their map twice (the mean, then the deviations): a
+  // temporary is cheaper than computing it twice.
+  return st.what != Reduce::Var && st.what != Reduce::Std && st.axes.size() == static_cast<std::size_t>(st.map_shape.ndim);
+}
+
+HostArray reduce_fused(BlockEvaluator& map, const ReduceStep& st, int threads) {
+  if (!fuses(st)) fail(ErrorCode::Internal, "CPU reduction: {} cannot take its map block by block", st.axes.size());
+  if (threads <= 0) threads = cpu_threads();
+  // The map's geometry as if it were a C-contiguous array: its elements in
+  // order, cut into the segments and leaves of reduce_host's, so the same bits.
+  ArrayView shape_only;
+  shape_only.dtype = st.in;
+  shape_only.shape = st.map_shape;
+  shape_only.strides = ArrayView::contiguous_strides(st.map_shape, st.in);
+  Fused fused;
+  fused.map = &map;
+  fused.buffers.resize(static_cast<std::size_t>(threads));
+  Geometry g(shape_only, st);
+  g.fused = &fused;
+  return reduce_geometry(g, st, threads);
 }
 
 }  // namespace cujit

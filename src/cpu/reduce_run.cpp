@@ -5,6 +5,7 @@
 #include "plan/shapes.hpp"
 #include "core/array.hpp"
 #include "cpu/reduce.hpp"
+#include "cpu/thread_pool.hpp"
 #include "core/fail.hpp"
 #include "plan/layout.hpp"
 
@@ -46,7 +47,7 @@ std::vector<Output> evaluate_reductions(const Program& p, const std::vector<Inpu
     const plan::ReduceStep& st = rp.reductions[k];
     const Expr& m = *st.map;
     // An input, or an earlier result, is reduced where it is; any other map
-    // is evaluated into a temporary first.
+    // is computed inside the reduction where it can be, else into a temporary first.
     ArrayView map;
     HostArray tmp;
     const int inner = rp.step_of(&m);
@@ -57,6 +58,13 @@ std::vector<Output> evaluate_reductions(const Program& p, const std::vector<Inpu
       map = results[static_cast<std::size_t>(inner)].view();
     } else {
       const plan::Derived d = plan::derive_map(p, rp, static_cast<int>(k));
+      if (fuses(st) && BlockEvaluator::applies(*d.program)) {
+        // `sum(x*y)`: x*y made segment by segment inside the sum, never whole in memory.
+        const int threads = options.threads > 0 ? options.threads : cpu_threads();
+        BlockEvaluator map_blocks(*d.program, derived_inputs(d, inputs, results), st.map_shape, threads);
+        results[k] = reduce_fused(map_blocks, st, threads);
+        continue;
+      }
       CpuOptions o;
       o.threads = options.threads;
       std::vector<Output> outs = evaluate_program(*d.program, derived_inputs(d, inputs, results), &st.map_shape, o);
