@@ -802,7 +802,7 @@ BlockEvaluator::BlockEvaluator(const Program& p, const std::vector<Input>& input
   }
   const std::vector<void*> base{nullptr};  // each block goes where run() says
   Planner(p, inputs, shape, base, impl_->plan).run();
-  impl_->frames.resize(static_cast<std::size_t>(std::max(1, workers)));
+  impl_->frames = std::vector<Frame>(static_cast<std::size_t>(std::max(1, workers)));  // Frame does not move
   impl_->item = dtype_size(p.outputs[0].dtype);
 }
 
