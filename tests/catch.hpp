@@ -2,6 +2,7 @@
 #pragma once
 #if __has_include(<catch2/catch_all.hpp>)
 #include <catch2/catch_all.hpp>
+using Catch::Approx;  // 2.x has it at global scope
 #else
 #include <catch2/catch.hpp>
 #endif
