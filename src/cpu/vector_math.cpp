@@ -555,7 +555,10 @@ template <class L, int S, bool Pow> CJ_AVX2 void binary(const Instr& in, const C
   }
 }
 
-// The AVX-512 loops: the same, compiled for 512-bit registers.
+// The AVX-512 loops: the same, compiled for 512-bit registers. Written twice
+// because a target attribute belongs to a function's definition: a shared
+// body without one could not inline L::load/L::store (AVX-512 only), and
+// vectors would cross a call in the baseline ABI.
 template <class L, int S> CJ_AVX512 void unary_wide(const Instr& in, const Chunk& c) {
   using T = typename L::T;
   const auto f = reinterpret_cast<typename L::V (*)(typename L::V)>(L::fn(S));
