@@ -40,7 +40,14 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cujitConfig.cmake ${CMAKE_CURRENT_BINA
 # they go on Libs (with a RUNPATH to NVRTC: a runfile toolkit is not in ld.so's path).
 file(RELATIVE_PATH CUJIT_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 string(REGEX REPLACE "/$" "" CUJIT_PC_PREFIX "${CUJIT_PC_PREFIX}")
-set(CUJIT_PC_DEPS "-L${CUJIT_NVRTC_DIR} -Wl,-rpath,${CUJIT_NVRTC_DIR} -lnvrtc -lhwy -pthread")
+set(CUJIT_PC_DEPS "-L${CUJIT_NVRTC_DIR} -Wl,-rpath,${CUJIT_NVRTC_DIR} -lnvrtc")
+# Highway from a folder the linker does not search (hwy_DIR, CMAKE_PREFIX_PATH) needs its -L too.
+get_target_property(CUJIT_HWY_LIB hwy::hwy LOCATION)
+get_filename_component(CUJIT_HWY_DIR "${CUJIT_HWY_LIB}" DIRECTORY)
+if(CUJIT_HWY_DIR AND NOT CUJIT_HWY_DIR IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES)
+  string(APPEND CUJIT_PC_DEPS " -L${CUJIT_HWY_DIR} -Wl,-rpath,${CUJIT_HWY_DIR}")
+endif()
+string(APPEND CUJIT_PC_DEPS " -lhwy -pthread")
 foreach(lib ${CMAKE_DL_LIBS})
   string(APPEND CUJIT_PC_DEPS " -l${lib}")
 endforeach()

@@ -45,7 +45,7 @@ std::pair<int, std::string> run(const std::string& cmd) {
 
 }  // namespace
 
-TEST_CASE("device memory exhausted through the Array API: a clear Device error, nothing leaked") {
+TEST_CASE("device memory exhausted through the Array API: a clear Device error, nothing leaked", "[memory]") {
   const int dev = 0;
   // Warm up: the context, the copy kernels and the evaluator's caches take
   // memory once; measure after that.
