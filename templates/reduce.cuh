@@ -130,6 +130,23 @@ template <class T, bool Max> struct arg_ {
     return (Max ? b.v > a.v : b.v < a.v) ? b : a;
   }
 };
+// argmin/argmax a whole vector at a time (the rows kernel): a slot keeps the
+// best value of the vectors it has seen and where the first vector holding
+// it starts; cj_vfinish loads that one vector again for the index. A vector
+// costs VEC-1 min/max and one test, where a pair per element cost ~19
+// instructions per element (bench/results/reductions_h200/ncu_h200.txt). A
+// slot sees its vectors in index order, so a later vector takes the slot
+// only when strictly better: the first among equals, and the first NaN.
+template <class T, bool Max> struct arg_slot_ {
+  static __device__ __forceinline__ T pick(T a, T b) { return Max ? max2_(a, b) : min2_(a, b); }
+  static __device__ __forceinline__ arg_acc<T> take(arg_acc<T> a, T m, long long j) {
+    // An empty slot takes its first vector whatever it holds (an infinity too).
+    const bool take = a.i == arg_<T, Max>::identity().i || (!isnan_(a.v) && (isnan_(m) || (Max ? m > a.v : m < a.v)));
+    a.v = take ? m : a.v;
+    a.i = take ? j : a.i;
+    return a;
+  }
+};
 template <class T> struct argmin : arg_<T, false> {};
 template <class T> struct argmax : arg_<T, true> {};
 

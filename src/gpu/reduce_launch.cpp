@@ -166,7 +166,36 @@ std::string map_call(const std::vector<ReduceInput>& inputs, const char* at, boo
   return s + ")";
 }
 
-std::string reduce_functions(const ReduceSpec& sp, int vec, bool vector_loads) {
+// The rows kernel's fold of one vector into its slots (cj_vslot), and what
+// turns the slots into accumulators before the tail and the tree
+// (cj_vfinish): cj_vfold and nothing, or for argmin/argmax with one slot per
+// vector (reduce.cuh's arg_slot_), the vector's best value and a second
+// look at the one vector that holds a slot's best.
+std::string slot_functions(const ReduceSpec& sp, int vec, int slots, bool vector_loads) {
+  if (slots != 1)
+    return "static __device__ __forceinline__ void cj_vslot(const cj_in in, long long cj_k, long long cj_j, cj_acc* cj_a) {\n"
+           "  cj_vfold(in, cj_k, cj_j, 1, cj_a);\n}\n"
+           "template <int N> static __device__ __forceinline__ void cj_vfinish(const cj_in, long long, cj_acc (&)[N]) {}\n";
+  std::string s = fmt::format("typedef cj::red::arg_slot_<cj_val, {}> cj_slot;\n", sp.op == ReduceOp::ArgMax);
+  s += "static __device__ __forceinline__ void cj_vslot(const cj_in in, long long cj_k, long long cj_j, cj_acc* cj_a) {\n";
+  s += load_block(sp.inputs, vec, vector_loads);
+  s += "  cj_val cj_m = " + map_call(sp.inputs, "0", !sp.map.empty()) + ";\n";
+  s += fmt::format("#pragma unroll\n  for (int cj_e = 1; cj_e < {}; ++cj_e) cj_m = cj_slot::pick(cj_m, {});\n", vec,
+                   map_call(sp.inputs, "cj_e", !sp.map.empty()));
+  s += "  cj_a[0] = cj_slot::take(cj_a[0], cj_m, cj_j);\n}\n";
+  s += fmt::format(
+      "template <int N> static __device__ __forceinline__ void cj_vfinish(const cj_in in, long long cj_k0, cj_acc (&cj_a)[N]) {{\n"
+      "#pragma unroll\n  for (int cj_s = 0; cj_s < N; ++cj_s) {{\n"
+      "    const long long cj_j = cj_a[cj_s].i;\n"
+      "    if (cj_j == cj_op::identity().i) continue;\n"
+      "    cj_acc cj_l[{0}];\n#pragma unroll\n    for (int cj_e = 0; cj_e < {0}; ++cj_e) cj_l[cj_e] = cj_op::identity();\n"
+      "    cj_vfold(in, cj_k0 + cj_j, cj_j, 1, cj_l);\n"
+      "    cj_a[cj_s] = cj::red::fold<cj_op, {0}>(cj_l);\n  }}\n}}\n",
+      vec);
+  return s;
+}
+
+std::string reduce_functions(const ReduceSpec& sp, int vec, int slots, bool vector_loads) {
   std::string s = common_functions(sp.inputs, sp.map, sp.value);
   s += fmt::format("typedef {} cj_op;\ntypedef cj_op::acc cj_acc;\ntypedef {} cj_out_t;\n\n", op_struct(sp.op),
                    storage_type(sp.out));
@@ -182,6 +211,7 @@ std::string reduce_functions(const ReduceSpec& sp, int vec, bool vector_loads) {
   s += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n", vec);
   s += "    cj_a[cj_e] = cj::red::add1<cj_op>(cj_a[cj_e], " + map_call(sp.inputs, "cj_e", !sp.map.empty()) +
        ", cj_j + cj_e * cj_jstep);\n}\n\n";
+  s += slot_functions(sp, vec, slots, vector_loads);
   s += "static __device__ __forceinline__ void cj_store(cj_out_t* cj_out, long long cj_o, const cj_acc r, const long long n) {\n";
   s += "  (void)n;\n  cj_out[cj_o] = " + store_expr(sp.out, sp.post.empty() ? default_post(sp) : sp.post) + ";\n}\n";
   return s;
@@ -221,7 +251,8 @@ std::string ReducePlan::key() const {
     case Variant::Group:
       return rows_per > 1 ? fmt::format("group t{} v{} g{} r{} items{}", threads, vec, group, rows_per, items)
                           : fmt::format("group t{} v{} g{} items{}", threads, vec, group, items);
-    case Variant::Rows: return fmt::format("rows t{} v{} c{}x{} items{}", threads, vec, chunk, splits, items);
+    case Variant::Rows:
+      return fmt::format("rows t{} v{}{} c{}x{} items{}", threads, vec, slots == 1 ? " slots" : "", chunk, splits, items);
     case Variant::Cols: return fmt::format("cols t{}x{} v{} k{}x{} items{}", tx, ty, vec, chunk, splits, items);
   }
   return "?";
@@ -232,7 +263,7 @@ std::string ReducePlan::source_key() const {
     case Variant::Group:
       return rows_per > 1 ? fmt::format("group t{} v{}x{} g{} r{}", threads, vec, unroll, group, rows_per)
                           : fmt::format("group t{} v{}x{} g{}", threads, vec, unroll, group);
-    case Variant::Rows: return fmt::format("rows t{} v{}x{}", threads, vec, unroll);
+    case Variant::Rows: return fmt::format("rows t{} v{}x{}{}", threads, vec, unroll, slots == 1 ? " slots" : "");
     case Variant::Cols: return fmt::format("cols t{}x{} v{}x{}", tx, ty, vec, unroll);
   }
   return "?";
@@ -258,7 +289,6 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
   // 5+ blocks of 256 fit on an SM: argmax of float16 (8 lanes of 16 bytes)
   // takes 1 row, not 4 (at 4, 116 registers held occupancy to 25%, H100).
   while (p.unroll > 1 && static_cast<std::size_t>(p.unroll * p.vec) * acc_size(spec) > 128) p.unroll /= 2;
-  const long long step = static_cast<long long>(kThreads) * p.vec * p.unroll;
   if (sh.inner == 1) {
     const long long rows = sh.outer, len = sh.len;
     if (len <= 32LL * p.vec * kMaxSteps && rows > 1) {
@@ -274,8 +304,18 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
       return p;
     }
     p.variant = ReducePlan::Variant::Rows;
+    long long step = static_cast<long long>(kThreads) * p.vec * p.unroll, max_steps = kMaxSteps;
+    if (spec.op == ReduceOp::ArgMin || spec.op == ReduceOp::ArgMax) {
+      // One (value, vector) slot per unrolled vector (reduce.cuh's
+      // arg_slot_): 4 x 16 bytes, four loads in flight, as a sum has. No
+      // sum's accuracy to keep: longer chunks, fewer ends of chunks.
+      p.slots = 1;
+      p.unroll = 4;
+      step = static_cast<long long>(kThreads) * p.vec * p.unroll;
+      max_steps = 4 * kMaxSteps;
+    }
     const long long most = std::max(1LL, cdiv(len, step));
-    long long splits = std::max(cdiv(len, step * kMaxSteps), std::min(cdiv(kTargetItems, std::max(1LL, rows)), most));
+    long long splits = std::max(cdiv(len, step * max_steps), std::min(cdiv(kTargetItems, std::max(1LL, rows)), most));
     p.chunk = std::max<long long>(p.vec, cdiv(cdiv(std::max(1LL, len), splits), p.vec) * p.vec);
     p.splits = static_cast<int>(std::max(1LL, cdiv(len, p.chunk)));
     p.items = rows * p.splits;
@@ -338,7 +378,8 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
   vars["HEADER"] = header(fmt::format("{} of {}", op_name(spec.op), spec.map.empty() ? spec.inputs[0].name : spec.map),
                           plan.source_key() + (vector_loads ? " vector loads" : " scalar loads"));
   vars["HELPERS"] = helpers() + (spec.helpers.empty() ? "" : "\n" + spec.helpers);
-  vars["FUNCTIONS"] = reduce_functions(spec, plan.vec, vector_loads);
+  vars["FUNCTIONS"] = reduce_functions(spec, plan.vec, plan.slots, vector_loads);
+  vars["SLOTS"] = std::to_string(plan.slots == 1 ? 1 : plan.vec);
   vars["THREADS"] = std::to_string(plan.threads);
   vars["VEC"] = std::to_string(plan.vec);
   vars["UNROLL"] = std::to_string(plan.unroll);

@@ -75,6 +75,7 @@ struct ReducePlan {
   int unroll = 4;        // accumulator rows per thread: at most 128 bytes of accumulators
   int group = 1;         // Group: lanes per row
   int rows_per = 1;      // Group: row sets per block step (>1 only where a row is at most one vector per lane)
+  int slots = 0;         // Rows: accumulators per vector: 0 for one per lane, 1 for argmin/argmax (a vector's best, found again at the end)
   int tx = 1, ty = 1;    // Cols: block shape
   long long chunk = 0;   // Rows: elements of a row per block; Cols: k per split
   int splits = 1;        // Rows: chunks per row; Cols: splits of the reduced axis

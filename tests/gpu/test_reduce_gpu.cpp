@@ -169,6 +169,8 @@ const Case kCases[] = {
     {"argmax f32 ties nan", ReduceOp::ArgMax, DType::Float32, DType::Float32, DType::Int64, false, true, true},
     {"argmin f64 ties", ReduceOp::ArgMin, DType::Float64, DType::Float64, DType::Int64, false, false, true},
     {"argmax f16 ties", ReduceOp::ArgMax, DType::Float16, DType::Float16, DType::Int64, false, false, true},
+    {"argmin f32 ties nan", ReduceOp::ArgMin, DType::Float32, DType::Float32, DType::Int64, false, true, true},
+    {"argmax i32 ties", ReduceOp::ArgMax, DType::Int32, DType::Int32, DType::Int64, false, false, true},
     {"any bool", ReduceOp::Any, DType::Bool, DType::Bool, DType::Bool},
     {"all bool", ReduceOp::All, DType::Bool, DType::Bool, DType::Bool},
     {"mean f32", ReduceOp::Mean, DType::Float32, DType::Float32, DType::Float32},

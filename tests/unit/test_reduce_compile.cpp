@@ -45,6 +45,10 @@ TEST_CASE("reduction plans: variants by shape", "[reduce]") {
   CHECK(reduce_plan(f32, {1 << 16, 1024, 1}).key() == "group t256 v4 g32 items8192");
   CHECK(reduce_plan(f32, {1 << 10, 1 << 16, 1}).key() == "rows t256 v4 c65536x1 items1024");
   CHECK(reduce_plan(f32, {1, 1 << 24, 4}).key() == "cols t1x256 v4 k16384x1024 items1024");
+  // argmax along rows: one (value, vector) slot per unrolled vector, four of them.
+  const ReduceSpec amax = spec_of(ReduceOp::ArgMax, DType::Float32, DType::Float32, DType::Int64);
+  CHECK(reduce_plan(amax, {1, 1 << 20, 1}).key() == "rows t256 v4 slots c4096x256 items256");
+  CHECK(reduce_plan(amax, {1, 1 << 20, 1}).source_key() == "rows t256 v4x4 slots");
   // Few rows of many columns: one thread walks every row of its columns.
   CHECK(reduce_plan(f32, {1, 4, 1 << 24}).key() == "cols t256x1 v4 k4x1 items16384");
   CHECK(reduce_plan(f32, {1, 64, 1 << 20}).key() == "cols t64x4 v4 k64x1 items4096");
