@@ -139,9 +139,18 @@ template <class T, bool Max> struct arg_ {
 // only when strictly better: the first among equals, and the first NaN.
 template <class T, bool Max> struct arg_slot_ {
   static __device__ __forceinline__ T pick(T a, T b) { return Max ? max2_(a, b) : min2_(a, b); }
+  // The best of a vector's N values, in a tree (no chain of N-1 dependent steps).
+  template <int N> static __device__ __forceinline__ T best(T (&x)[N]) {
+#pragma unroll
+    for (int s = N / 2; s > 0; s /= 2)
+#pragma unroll
+      for (int k = 0; k < s; ++k) x[k] = pick(x[k], x[k + s]);
+    return x[0];
+  }
   static __device__ __forceinline__ arg_acc<T> take(arg_acc<T> a, T m, long long j) {
     // An empty slot takes its first vector whatever it holds (an infinity too).
-    const bool take = a.i == arg_<T, Max>::identity().i || (!isnan_(a.v) && (isnan_(m) || (Max ? m > a.v : m < a.v)));
+    // Bitwise, not short-circuit: no branches between the loads of a step.
+    const bool take = (a.i == arg_<T, Max>::identity().i) | (!isnan_(a.v) & (isnan_(m) | (Max ? m > a.v : m < a.v)));
     a.v = take ? m : a.v;
     a.i = take ? j : a.i;
     return a;

@@ -179,10 +179,9 @@ std::string slot_functions(const ReduceSpec& sp, int vec, int slots, bool vector
   std::string s = fmt::format("typedef cj::red::arg_slot_<cj_val, {}> cj_slot;\n", sp.op == ReduceOp::ArgMax);
   s += "static __device__ __forceinline__ void cj_vslot(const cj_in in, long long cj_k, long long cj_j, cj_acc* cj_a) {\n";
   s += load_block(sp.inputs, vec, vector_loads);
-  s += "  cj_val cj_m = " + map_call(sp.inputs, "0", !sp.map.empty()) + ";\n";
-  s += fmt::format("#pragma unroll\n  for (int cj_e = 1; cj_e < {}; ++cj_e) cj_m = cj_slot::pick(cj_m, {});\n", vec,
+  s += fmt::format("  cj_val cj_x[{0}];\n#pragma unroll\n  for (int cj_e = 0; cj_e < {0}; ++cj_e) cj_x[cj_e] = {1};\n", vec,
                    map_call(sp.inputs, "cj_e", !sp.map.empty()));
-  s += "  cj_a[0] = cj_slot::take(cj_a[0], cj_m, cj_j);\n}\n";
+  s += "  cj_a[0] = cj_slot::take(cj_a[0], cj_slot::best(cj_x), cj_j);\n}\n";
   s += fmt::format(
       "template <int N> static __device__ __forceinline__ void cj_vfinish(const cj_in in, long long cj_k0, cj_acc (&cj_a)[N]) {{\n"
       "#pragma unroll\n  for (int cj_s = 0; cj_s < N; ++cj_s) {{\n"
