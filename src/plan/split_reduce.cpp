@@ -1,0 +1,173 @@
+#include "plan/split_reduce.hpp"
+
+#include <algorithm>
+
+#include "core/fail.hpp"
+#include "cujit/error.hpp"
+
+namespace cujit::plan {
+
+namespace {
+
+// A shape of the real plan against the same shape of the probe plan: 1 when
+// it runs along the split axis (axis 0: `rows` there, the probe here, the
+// rest alike), 0 when it does not (alike, no probe), -1 when the probe turned
+// up elsewhere.
+int along(const Shape& real, const Shape& probe, std::int64_t rows, std::int64_t q) {
+  if (real.ndim != probe.ndim) return -1;
+  for (int d = 0; d < real.ndim; ++d) {
+    if (real[d] == probe[d]) continue;
+    if (d != 0 || real[d] != rows || probe[d] != q) return -1;
+  }
+  return real.ndim > 0 && probe[0] == q && real[0] == rows ? 1 : 0;
+}
+
+std::string text_of(const Program& p, const Expr& e) { return p.ast.source.substr(e.span.begin, e.span.end - e.span.begin); }
+
+// Whether cpu/split_combine.hpp combines this reduction's partials into NumPy's result.
+bool combines(const ReduceStep& st) {
+  if (is_complex(st.in) || is_complex(st.acc) || is_complex(st.out)) return false;
+  switch (st.what) {
+    case Reduce::Sum:
+    case Reduce::Prod:
+    case Reduce::Min:
+    case Reduce::Max: return true;  // their nan- versions too: NaN-free partials combine as the plain ones
+    case Reduce::Mean:
+    case Reduce::Var:
+    case Reduce::Std:
+    case Reduce::ArgMin:
+    case Reduce::ArgMax: return !st.nan_ignoring;  // the count of non-NaN elements, or an all-NaN slice, is lost
+    case Reduce::Any:
+    case Reduce::All: return true;
+    case Reduce::None: break;
+  }
+  return false;
+}
+
+void check_across(const char* who, const Program& p, const SplitReduce& r) {
+  const Expr* across = nullptr;
+  for (std::size_t k = 0; k < r.steps.size() && !across; ++k)
+    if (r.steps[k] == StepCut::Across) across = r.plan.reductions[k].call;
+  for (std::size_t k = 0; k < r.steps.size(); ++k) {
+    const ReduceStep& st = r.plan.reductions[k];
+    if (r.steps[k] == StepCut::Rows)
+      fail(ErrorCode::Usage,
+           "{}: the program reduces over the split axis (`{}`) and also along it (`{}`, each row apart); a split run "
+           "does not combine the two kinds in one program yet; run it on one GPU (evaluate(), jitrun --device N), or "
+           "split the two into programs of their own",
+           who, text_of(p, *across), text_of(p, *st.call));
+    if (!combines(st))
+      fail(ErrorCode::Usage,
+           "{}: `{}`: a split run does not combine this reduction's per-GPU partials in a program that reduces over "
+           "the split axis (it combines sum, prod, mean, var, std, min, max, argmin, argmax, any, all, nansum, nanprod, "
+           "nanmin and nanmax of real values); run it on one GPU (evaluate(), jitrun --device N)",
+           who, text_of(p, *st.call));
+  }
+}
+
+DType wide(DType acc) {
+  if (is_bool(acc) || is_signed_int(acc)) return DType::Int64;
+  if (is_integer(acc)) return DType::UInt64;
+  return acc;
+}
+
+}  // namespace
+
+bool SplitReduce::across() const { return std::find(steps.begin(), steps.end(), StepCut::Across) != steps.end(); }
+
+SplitReduce plan_split_reduce(const char* who, const Program& p, const std::vector<std::optional<Shape>>& inputs) {
+  SplitReduce r;
+  std::vector<Shape> real(p.inputs.size());
+  std::int64_t largest = 1;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    if (k < inputs.size() && inputs[k] && !p.inputs[k].weak && !p.inputs[k].raw) real[k] = *inputs[k];
+    r.ndim = std::max(r.ndim, real[k].ndim);
+    for (int d = 0; d < real[k].ndim; ++d) largest = std::max(largest, real[k][d]);
+  }
+  for (const Shape& s : real)
+    if (r.rows == 0 && r.ndim > 0 && s.ndim == r.ndim && s[0] > 1) r.rows = s[0];
+  r.plan = plan_reductions(p, real);
+  r.input_rows.assign(p.inputs.size(), false);
+  r.steps.assign(r.plan.reductions.size(), StepCut::Whole);
+  r.output_rows.assign(p.outputs.size(), false);
+  r.elementwise_rows.assign(r.plan.elementwise.size(), false);
+  r.split = r.rows > 1;
+  if (!r.split) return r;
+
+  // The probe: an extent no axis of any input has, so where it shows, it came from the split axis.
+  const std::int64_t q = largest + 1;
+  std::vector<Shape> probe_shapes = real;
+  for (std::size_t k = 0; k < real.size(); ++k) {
+    r.input_rows[k] = real[k].ndim == r.ndim && real[k][0] == r.rows;
+    if (r.input_rows[k]) probe_shapes[k][0] = q;
+  }
+  auto apart = [&] {
+    fail(ErrorCode::Usage,
+         "{}: the program's rows do not run apart: a value along the split axis (axis 0 of its inputs of {} "
+         "dimension(s), {} rows) is broadcast against another axis (as in `x - mean(x, axis=-1)` of a square x); run "
+         "it on one GPU (evaluate(), jitrun --device N)",
+         who, r.ndim, r.rows);
+  };
+  ReducePlan probe;
+  try {
+    probe = plan_reductions(p, probe_shapes);
+  } catch (const Error&) {
+    apart();
+  }
+  auto cut = [&](const Shape& a, const Shape& b) {
+    const int v = along(a, b, r.rows, q);
+    if (v < 0) apart();
+    return v == 1;
+  };
+  for (std::size_t k = 0; k < r.plan.reductions.size(); ++k) {
+    const ReduceStep& st = r.plan.reductions[k];
+    cut(st.out_shape, probe.reductions[k].out_shape);
+    if (cut(st.map_shape, probe.reductions[k].map_shape))
+      r.steps[k] = std::binary_search(st.axes.begin(), st.axes.end(), 0) ? StepCut::Across : StepCut::Rows;
+  }
+  for (std::size_t l = 0; l < r.plan.local_shapes.size(); ++l) cut(r.plan.local_shapes[l], probe.local_shapes[l]);
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) r.output_rows[o] = cut(r.plan.output_shapes[o], probe.output_shapes[o]);
+  for (std::size_t g = 0; g < r.plan.elementwise.size(); ++g)
+    r.elementwise_rows[g] = cut(r.plan.elementwise[g].shape, probe.elementwise[g].shape);
+  if (r.across()) check_across(who, p, r);
+  return r;
+}
+
+DType combine_dtype(const ReduceStep& st) { return wide(st.acc); }
+
+std::string partial_source(const ReduceStep& st) {
+  const bool all = st.axes.size() == static_cast<std::size_t>(st.map_shape.ndim);
+  std::string axes;
+  if (!all) {
+    for (int a : st.axes) axes += (axes.empty() ? "" : ", ") + std::to_string(a);
+    axes = ", axis=(" + axes + (st.axes.size() == 1 ? ",)" : ")");
+  }
+  const std::string nan = st.nan_ignoring ? "nan" : "";
+  const std::string dtype = std::string(", dtype=") + std::string(dtype_name(combine_dtype(st)));
+  switch (st.what) {
+    case Reduce::Sum:
+    case Reduce::Mean: return "p = " + nan + "sum(m" + axes + dtype + ")";
+    case Reduce::Prod: return "p = " + nan + "prod(m" + axes + dtype + ")";
+    case Reduce::Min: return "p = " + nan + "min(m" + axes + ")";
+    case Reduce::Max: return "p = " + nan + "max(m" + axes + ")";
+    case Reduce::Any: return "p = any(m" + axes + ")";
+    case Reduce::All: return "p = all(m" + axes + ")";
+    case Reduce::ArgMin:
+    case Reduce::ArgMax: {
+      const bool mn = st.what == Reduce::ArgMin;
+      const std::string axis = all ? "" : ", axis=" + std::to_string(st.axes[0]);
+      return std::string("v = ") + (mn ? "min" : "max") + "(m" + axes + "); k = " + (mn ? "argmin" : "argmax") + "(m" +
+             axis + ")";
+    }
+    case Reduce::Var:
+    case Reduce::Std: {
+      // float16 and bfloat16 as the CPU's loops take them: in float32.
+      const std::string m = is_half(st.in) ? "float32(m)" : "m";
+      return "a = mean(" + m + axes + "); v = var(" + m + axes + ")";
+    }
+    case Reduce::None: break;
+  }
+  fail(ErrorCode::Internal, "split plan: a step with no reduction");
+}
+
+}  // namespace cujit::plan
