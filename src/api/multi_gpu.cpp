@@ -445,17 +445,14 @@ class AcrossRun {
     streams_.wait();
     std::vector<std::vector<Array>> host(slices);
     std::vector<SlicePartials> sp(slices);
-    const std::int64_t per_row = across ? st.map_shape.size() / red_.rows : 0;
     for (std::size_t j = 0; j < slices; ++j) {
       const SplitSlice& s = job_.plan[j];
       for (const Array& a : parts[j]) {
         host[j].push_back(a.to_host());
         sp[j].values.push_back(host[j].back().view());
       }
-      sp[j].count = across ? st.count / red_.rows * (s.end - s.begin) : st.count;
-      // argmin/argmax: a flat index counts whole rows before the slice; one along axis 0, rows.
-      const bool flat = st.axes.size() == static_cast<std::size_t>(st.map_shape.ndim);
-      sp[j].offset = across ? (flat ? per_row * s.begin : s.begin) : 0;
+      sp[j].count = across ? plan::partial_count(st, red_.rows, s.begin, s.end) : st.count;
+      sp[j].offset = across ? plan::partial_offset(st, red_.rows, s.begin) : 0;
     }
     combined_[static_cast<std::size_t>(k)] = Array(combine_partials(st, sp));
   }
@@ -693,11 +690,12 @@ void evaluate_split_into(std::string_view source, const std::vector<NamedArg>& i
          "evaluate_split_into: {}; the first output's pieces say which GPUs run the job: pass outputs made by "
          "split_empty(dtype, shape, devices) or an earlier evaluate_split",
          outputs.empty() ? std::string("no outputs were given") : fmt::format("output '{}' has no pieces", outputs[0].name));
-  // The GPUs are those of the output in the most pieces (the first such):
-  // an output a reduction leaves without the split axis is one piece.
+  // The GPUs are those of the first output, unless it is one piece and a
+  // later one is in more: a reduction can leave an output without the split
+  // axis, whole on the first GPU (`s = sum(x); y = x / s`).
   // No device_info() check here: every piece is an array on its GPU, or check_outputs refuses it.
   std::size_t from = 0;
-  for (std::size_t o = 1; o < outputs.size(); ++o)
+  for (std::size_t o = 1; o < outputs.size() && outputs[0].pieces.size() == 1; ++o)
     if (outputs[o].pieces.size() > outputs[from].pieces.size()) from = o;
   std::vector<int> devices;
   for (const ArrayPiece& piece : outputs[from].pieces) devices.push_back(piece.device);

@@ -135,6 +135,15 @@ SplitReduce plan_split_reduce(const char* who, const Program& p, const std::vect
 
 DType combine_dtype(const ReduceStep& st) { return wide(st.acc); }
 
+std::int64_t partial_count(const ReduceStep& st, std::int64_t rows, std::int64_t begin, std::int64_t end) {
+  return rows == 0 ? 0 : st.count / rows * (end - begin);
+}
+
+std::int64_t partial_offset(const ReduceStep& st, std::int64_t rows, std::int64_t begin) {
+  const bool flat = st.axes.size() == static_cast<std::size_t>(st.map_shape.ndim);
+  return flat && rows > 0 ? st.map_shape.size() / rows * begin : begin;
+}
+
 std::string partial_source(const ReduceStep& st) {
   const bool all = st.axes.size() == static_cast<std::size_t>(st.map_shape.ndim);
   std::string axes;

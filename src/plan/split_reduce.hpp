@@ -72,6 +72,13 @@ SplitReduce plan_split_reduce(const char* who, const Program& p, const std::vect
 //   var, std:               a = mean(m, ...); v = var(m, ...)
 std::string partial_source(const ReduceStep& step);
 
+// What cpu/split_combine.hpp needs of the slice of rows [begin, end) of
+// `rows` for an Across step: the elements it reduced into each result, and
+// what its argmin/argmax indices are offset by (whole rows before it for a
+// flat index, rows for one along axis 0).
+std::int64_t partial_count(const ReduceStep& step, std::int64_t rows, std::int64_t begin, std::int64_t end);
+std::int64_t partial_offset(const ReduceStep& step, std::int64_t rows, std::int64_t begin);
+
 // The dtype sums and products of `step` combine in (as the CPU's loops
 // accumulate): integers and bool in int64/uint64, floats in their accumulator.
 DType combine_dtype(const ReduceStep& step);
