@@ -112,9 +112,11 @@ struct Job {
 void plan_reductions_of(const char* who, Job& job, const std::vector<std::optional<Shape>>& in_shapes,
                         const std::vector<int>& devices) {
   const Program& p = job.gpu->program();
-  if (job.split && devices.size() > 1) {
+  // Planned for one device too, so that what a split refuses is refused on
+  // a machine of one GPU as on one of eight; one device then runs it whole.
+  if (job.split) {
     job.red = plan::plan_split_reduce(who, p, in_shapes);
-    job.split = job.red->split;
+    job.split = job.red->split && devices.size() > 1;
   }
   if (!job.split) {
     std::vector<Shape> real;
@@ -672,7 +674,7 @@ std::vector<SplitArray> evaluate_split(std::string_view source, const std::vecto
         out.emplace_back();
         continue;
       }
-      const auto& [device, b, e, shape] = job.pieces(o)[job.out_rows[o] ? j : 0];
+      const auto [device, b, e, shape] = job.pieces(o)[job.out_rows[o] ? j : 0];
       Array a = Array::empty(p.outputs[o].dtype, shape, Device::cuda(s.device));
       out.push_back(a.view());
       result[o].pieces.push_back(ArrayPiece{device, b, e, std::move(a)});
