@@ -84,9 +84,9 @@ void check_values(const Array& got, const Array& want, double tol) {
 // pieces: one per slice where it is cut (`rows`), else one, whole. Run twice:
 // the same bits.
 void check_split(const std::string& program, const std::vector<NamedArg>& in, const std::vector<int>& devices,
-                 double tol = 0) {
+                 double tol = 0, const std::vector<NamedArg>* host_in = nullptr) {
   CAPTURE(program, devices.size());
-  const NamedArrays want = on_cpu(program, in);
+  const NamedArrays want = on_cpu(program, host_in ? *host_in : in);
   const std::vector<SplitArray> got = evaluate_split(program, in, devices);
   const std::vector<SplitArray> again = evaluate_split(program, in, devices);
   REQUIRE(got.size() == want.size());
@@ -123,7 +123,8 @@ TEST_CASE("split reductions: each slice reduces its own rows", "[gpu][split_redu
                           "t = exp(x - max(x, axis=-1, keepdims=true)); p = t / sum(t, axis=-1, keepdims=true)",
                           "k = argmax(x, axis=1); s = sum(x * w, axis=(1,)); v = var(x, axis=1, ddof=1)"}) {
       check_split(p, {{"x", x}, {"w", w}}, devices, 1e-5);
-      check_split(p, {{"x", xd}, {"w", w}}, devices, 1e-5);
+      const std::vector<NamedArg> host = {{"x", x}, {"w", w}};
+      check_split(p, {{"x", xd}, {"w", w}}, devices, 1e-5, &host);
     }
     // A reduction of a whole input comes back whole, one piece on the first GPU.
     check_split("s = sum(w); out = x * 2", {{"x", x}, {"w", w}}, devices, 1e-5);
@@ -149,8 +150,10 @@ TEST_CASE("split reductions: over the split axis, combined in device order", "[g
       "p = prod(1 + x * 0.001); q = nansum(x, axis=0); r = nanmax(x)"};
   for (const std::vector<int>& devices : {std::vector<int>{0, 0}, std::vector<int>{0, 0, 0, 0, 0}}) {
     for (const char* p : programs) {
-      check_split(p, {{"x", f32}}, devices, 2e-5);
-      check_split(p, {{"x", Array::copy_of(f64.view(), Device::cuda(0))}}, devices, 1e-12);
+      // float32 within 1e-4: a product of 37037 factors rounds 37037 times, in another order than the CPU's.
+      check_split(p, {{"x", f32}}, devices, 1e-4);
+      const std::vector<NamedArg> host = {{"x", f64}};
+      check_split(p, {{"x", Array::copy_of(f64.view(), Device::cuda(0))}}, devices, 1e-12, &host);
     }
     for (const char* p : {"s = sum(x); m = mean(x, axis=0)", "lo = min(x); hi = max(x, axis=0)",
                           "a = argmin(x); b = argmax(x, axis=0)", "p = prod(x, axis=0); c = sum(x > 0)"})
