@@ -83,7 +83,8 @@ struct Job {
   // its dimensions and axis 0, the rows, count), 0-d when not split.
   Shape shape;
   std::vector<SplitSlice> plan;
-  bool split = true;             // false: position-dependent, one slice reading every input whole
+  bool split = true;             // false: one slice reading every input whole
+  bool positional = false;       // not split as it uses `i` or `n`, or indexes an input
   std::vector<Shape> out_shapes;  // per output
   // Per output: cut with the slices' rows; else one piece, whole, that the
   // first slice writes (an output whose shape has no split axis: a
@@ -189,6 +190,7 @@ Job prepare(const char* who, std::string_view source, const std::vector<NamedArg
   // Position-dependent programs run whole on the first device: a slice's
   // `i` would restart at 0, and an indexed input may be read anywhere.
   job.split = !p.uses_index && !any_raw;
+  job.positional = !job.split;
   std::vector<std::optional<Shape>> in_shapes;
   for (std::size_t k = 0; k < job.views.size(); ++k) {
     const bool by_value = params[k].weak || (job.views[k].device.kind == Device::CPU && job.views[k].shape.ndim == 0);
@@ -550,7 +552,9 @@ void check_outputs(const Job& job, const std::vector<SplitArray>& outputs, const
            "evaluate_split_into: output '{}' is cut as {}, but the job cuts it as {}{}; make every output with "
            "split_empty(dtype, shape, {{{}}})",
            v.name, cut_text(got), cut_text(want),
-           !job.split ? std::string(" (the program is not split: it uses `i` or `n`, or indexes an input, so it runs whole on one GPU)")
+           !job.split && job.positional
+               ? std::string(" (the program is not split: it uses `i` or `n`, or indexes an input, so it runs whole on one GPU)")
+           : !job.split ? std::string(" (the program runs whole on one GPU: one device, or fewer than 2 rows to split)")
            : job.out_rows[o] ? fmt::format(" (over GPUs {{{}}}, where output '{}' has its pieces)", device_list, p.outputs[devices_from].name)
                              : std::string(" (its shape has no split axis: it comes whole from the first GPU)"),
            job.split && job.out_rows[o] ? device_list : std::to_string(devices[0]));
