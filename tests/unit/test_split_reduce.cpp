@@ -8,6 +8,7 @@
 // slices, wrapping integers and 16-bit floats. What the GPUs do with them is
 // tested in tests/gpu/test_split_reduce_gpu.cpp.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -189,6 +190,13 @@ void check_combine(const std::string& source, const HostArray& x, int pieces) {
   }
 }
 
+// Fresh data every run, replayable: $CUJIT_TEST_SEED when set; the seed is in a failure's messages.
+std::uint64_t seed() {
+  const char* e = std::getenv("CUJIT_TEST_SEED");
+  static const std::uint64_t s = e && *e ? std::strtoull(e, nullptr, 0) : std::random_device{}();
+  return s;
+}
+
 template <class T> HostArray filled(DType t, const Shape& s, std::mt19937_64& rng, double lo, double hi, bool integral = false) {
   HostArray h(t, s);
   std::uniform_real_distribution<double> u(lo, hi);
@@ -202,7 +210,8 @@ template <class T> HostArray filled(DType t, const Shape& s, std::mt19937_64& rn
 }  // namespace
 
 TEST_CASE("split reductions: partials combined in slice order give the CPU's result", "[split][split_reduce]") {
-  std::mt19937_64 rng(std::random_device{}());
+  INFO("CUJIT_TEST_SEED=" << seed());
+  std::mt19937_64 rng(seed());
   const HostArray f32 = filled<float>(DType::Float32, Shape{37, 5}, rng, -1, 1);
   const HostArray f64 = filled<double>(DType::Float64, Shape{37, 3, 4}, rng, -1, 1);
   for (int pieces : {1, 2, 3, 7, 37}) {
@@ -219,7 +228,8 @@ TEST_CASE("split reductions: partials combined in slice order give the CPU's res
 }
 
 TEST_CASE("split reductions: ties and NaN across slices, integers, 16-bit floats", "[split][split_reduce]") {
-  std::mt19937_64 rng(std::random_device{}());
+  INFO("CUJIT_TEST_SEED=" << seed());
+  std::mt19937_64 rng(seed() + 1);
   // Every maximum equal: the first slice's first index; one in slices 2 and 3: slice 2's.
   HostArray ties(DType::Float32, Shape{9, 2});
   for (std::int64_t k = 0; k < 18; ++k) ties.as<float>()[k] = 1.0f;
