@@ -333,7 +333,7 @@ class AcrossRun {
  public:
   AcrossRun(const Job& job, SliceInputs& in, SliceStreams& streams)
       : job_(job), p_(job.gpu->program()), red_(*job.red), in_(in), streams_(streams),
-        combined_(red_.plan.reductions.size()) {}
+        combined_(red_.plan.reductions.size()), rows_(red_.plan.reductions.size()) {}
 
   void run(const OutputsOf& outputs_of) {
     try {
@@ -389,9 +389,15 @@ class AcrossRun {
       int k = -1;
       for (std::size_t q = 0; q < p_.inputs.size() && k < 0; ++q)
         if (p_.inputs[q].name == name) k = static_cast<int>(q);
-      if (k >= 0) c.inputs[i] = in[static_cast<std::size_t>(k)];
-      else if (plan::is_derived_name(name) && name != "_map") c.inputs[i] = result_on(std::stoi(name.substr(2)), s.device);
-      else fail(ErrorCode::Internal, "split run: derived input '{}' is neither an input nor a result", name);
+      if (k >= 0) {
+        c.inputs[i] = in[static_cast<std::size_t>(k)];
+      } else if (plan::is_derived_name(name) && name != "_map") {
+        const int step = std::stoi(name.substr(2));
+        const auto u = static_cast<std::size_t>(step);
+        c.inputs[i] = red_.steps[u] == plan::StepCut::Rows ? rows_[u].at(j).view() : result_on(step, s.device);
+      } else {
+        fail(ErrorCode::Internal, "split run: derived input '{}' is neither an input nor a result", name);
+      }
     }
   }
 
@@ -423,7 +429,32 @@ class AcrossRun {
     return tmp.view();
   }
 
+  // Rows step k on every slice, its result kept on the slice's device
+  // (queued: the passes that read it follow on the slice's stream).
+  void rows_step(int k) {
+    const plan::ReduceStep& st = red_.plan.reductions[static_cast<std::size_t>(k)];
+    ProgramRequest req;
+    const std::string source = plan::step_source(st);
+    req.source = source;
+    req.params.push_back(Param{"m", st.in, false, false});
+    const std::shared_ptr<const GpuProgram> prog = checked_program(req);
+    for (std::size_t j = 0; j < job_.plan.size(); ++j) {
+      const SplitSlice& s = job_.plan[j];
+      Shape shape = st.map_shape;
+      shape[0] = s.end - s.begin;
+      Array& map = temps_.emplace_back();
+      Call c(*prog);
+      c.where = Device::cuda(s.device);
+      c.stream = streams_.get(j);
+      c.move_inputs = false;
+      c.inputs[0] = map_on(k, j, shape, map);
+      std::vector<Array> r = run_call(c);
+      rows_[static_cast<std::size_t>(k)].push_back(std::move(r.at(0)));
+    }
+  }
+
   void step(int k) {
+    if (red_.steps[static_cast<std::size_t>(k)] == plan::StepCut::Rows) return rows_step(k);
     const plan::ReduceStep& st = red_.plan.reductions[static_cast<std::size_t>(k)];
     const bool across = red_.steps[static_cast<std::size_t>(k)] == plan::StepCut::Across;
     ProgramRequest req;
@@ -467,6 +498,8 @@ class AcrossRun {
   SliceInputs& in_;
   SliceStreams& streams_;
   std::vector<Array> combined_;                    // per step: its result in host memory (Across and Whole steps)
+  std::vector<std::vector<Array>> rows_;           // per step: each slice's result on its device (Rows steps)
+  std::deque<Array> temps_;                        // maps of Rows steps, until the job is done
   std::map<std::pair<int, int>, Array> uploaded_;  // (step, device) -> its result there
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/fail.hpp"
 #include "cujit/error.hpp"
 
@@ -45,24 +47,22 @@ bool combines(const ReduceStep& st) {
 }
 
 void check_across(const char* who, const Program& p, const SplitReduce& r) {
-  const Expr* across = nullptr;
-  for (std::size_t k = 0; k < r.steps.size() && !across; ++k)
-    if (r.steps[k] == StepCut::Across) across = r.plan.reductions[k].call;
   for (std::size_t k = 0; k < r.steps.size(); ++k) {
     const ReduceStep& st = r.plan.reductions[k];
-    if (r.steps[k] == StepCut::Rows)
-      fail(ErrorCode::Usage,
-           "{}: the program reduces over the split axis (`{}`) and also along it (`{}`, each row apart); a split run "
-           "does not combine the two kinds in one program yet; run it on one GPU (evaluate(), jitrun --device N), or "
-           "split the two into programs of their own",
-           who, text_of(p, *across), text_of(p, *st.call));
-    if (!combines(st))
+    if (r.steps[k] != StepCut::Rows && !combines(st))
       fail(ErrorCode::Usage,
            "{}: `{}`: a split run does not combine this reduction's per-GPU partials in a program that reduces over "
            "the split axis (it combines sum, prod, mean, var, std, min, max, argmin, argmax, any, all, nansum, nanprod, "
            "nanmin and nanmax of real values); run it on one GPU (evaluate(), jitrun --device N)",
            who, text_of(p, *st.call));
   }
+}
+
+std::string axes_text(const ReduceStep& st) {
+  if (st.axes.empty()) return ", axis=()";
+  std::string axes;
+  for (int a : st.axes) axes += (axes.empty() ? "" : ", ") + std::to_string(a);
+  return ", axis=(" + axes + (st.axes.size() == 1 ? ",)" : ")");
 }
 
 DType wide(DType acc) {
@@ -135,6 +135,18 @@ SplitReduce plan_split_reduce(const char* who, const Program& p, const std::vect
 
 DType combine_dtype(const ReduceStep& st) { return wide(st.acc); }
 
+std::string step_source(const ReduceStep& st) {
+  const ReduceArgs& r = *st.call->reduce;
+  const bool arg = st.what == Reduce::ArgMin || st.what == Reduce::ArgMax;
+  std::string s = "p = " + std::string(st.call->builtin->name) + "(m";
+  if (arg) s += ", axis=" + std::to_string(st.axes.at(0));
+  else s += axes_text(st);
+  if (st.keepdims) s += ", keepdims=true";
+  if (st.what == Reduce::Var || st.what == Reduce::Std) s += fmt::format(", ddof={}", st.ddof);
+  if (r.dtype) s += ", dtype=" + std::string(dtype_name(*r.dtype));
+  return s + ")";
+}
+
 std::int64_t partial_count(const ReduceStep& st, std::int64_t rows, std::int64_t begin, std::int64_t end) {
   return rows == 0 ? 0 : st.count / rows * (end - begin);
 }
@@ -146,11 +158,7 @@ std::int64_t partial_offset(const ReduceStep& st, std::int64_t rows, std::int64_
 
 std::string partial_source(const ReduceStep& st) {
   const bool all = st.axes.size() == static_cast<std::size_t>(st.map_shape.ndim);
-  std::string axes;
-  if (!all) {
-    for (int a : st.axes) axes += (axes.empty() ? "" : ", ") + std::to_string(a);
-    axes = ", axis=(" + axes + (st.axes.size() == 1 ? ",)" : ")");
-  }
+  const std::string axes = all ? "" : axes_text(st);
   const std::string nan = st.nan_ignoring ? "nan" : "";
   const std::string dtype = std::string(", dtype=") + std::string(dtype_name(combine_dtype(st)));
   switch (st.what) {

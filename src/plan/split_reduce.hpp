@@ -24,11 +24,12 @@
 //           input): reduced once, on the first slice, from the whole map.
 //
 // A program with no Across step runs as itself on every slice. A program
-// with one runs pass by pass (reduce_plan's steps): the maps and partials of
-// each Across or Whole step, then the elementwise steps with the combined
-// values as inputs; Rows steps cannot be among them (a Rows result would have
-// to be handed from one pass to the next per slice), nor the reductions whose
-// partials do not combine to NumPy's result (check_across says which).
+// with one runs pass by pass (reduce_plan's steps): each Rows step on every
+// slice into a result kept on its device (step_source), the maps and
+// partials of each Across or Whole step, then the elementwise steps with the
+// combined values, and each slice's Rows results, as inputs. Not among them:
+// the reductions whose partials do not combine to NumPy's result
+// (check_across says which).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -78,6 +79,11 @@ std::string partial_source(const ReduceStep& step);
 // flat index, rows for one along axis 0).
 std::int64_t partial_count(const ReduceStep& step, std::int64_t rows, std::int64_t begin, std::int64_t end);
 std::int64_t partial_offset(const ReduceStep& step, std::int64_t rows, std::int64_t begin);
+
+// A Rows step as a slice computes it: a program of one input `m` (the step's
+// map over the slice's rows), its one output `p` the step's reduction with
+// its own keywords (`p = mean(m, axis=(1,), keepdims=true)`).
+std::string step_source(const ReduceStep& step);
 
 // The dtype sums and products of `step` combine in (as the CPU's loops
 // accumulate): integers and bool in int64/uint64, floats in their accumulator.

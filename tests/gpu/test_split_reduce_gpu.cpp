@@ -147,7 +147,10 @@ TEST_CASE("split reductions: over the split axis, combined in device order", "[g
       "out = x / sum(x)",
       "z = (x - mean(x)) / std(x)",
       "c = sum((x - mean(x))**2, axis=0)",
-      "p = prod(1 + x * 0.001); q = nansum(x, axis=0); r = nanmax(x)"};
+      "p = prod(1 + x * 0.001); q = nansum(x, axis=0); r = nanmax(x)",
+      // Both kinds: each slice keeps its rows' results for the passes that read them.
+      "z = x / sum(x) - mean(x, axis=1, keepdims=true)",
+      "c = sum(x - max(x, axis=1, keepdims=true)); s = sum(mean(x, axis=1)); k = argmax(std(x, axis=1))"};
   for (const std::vector<int>& devices : {std::vector<int>{0, 0}, std::vector<int>{0, 0, 0, 0, 0}}) {
     for (const char* p : programs) {
       // float32 within 1e-4: a product of 37037 factors rounds 37037 times, in another order than the CPU's.

@@ -88,6 +88,12 @@ TEST_CASE("split reductions: rows that run apart, reductions over the split axis
     CHECK(r.steps == std::vector<StepCut>{StepCut::Whole, StepCut::Across});
     CHECK(r.output_rows == std::vector<bool>{false, true});
   }
+  SECTION("both kinds in one program: each slice keeps its rows' results") {
+    auto r = split_of("z = x / sum(x) - mean(x, axis=1, keepdims=true); c = sum(x - max(x, axis=1, keepdims=true))",
+                      {{"x", x}});
+    CHECK(r.steps == std::vector<StepCut>{StepCut::Across, StepCut::Rows, StepCut::Rows, StepCut::Across});
+    CHECK(r.output_rows == std::vector<bool>{true, false});
+  }
   SECTION("one row, or none: not split") {
     CHECK_FALSE(split_of("s = sum(x)", {{"x", Shape{1, 4}}}).split);
     CHECK_FALSE(split_of("s = sum(x)", {{"x", Shape{0, 4}}}).split);
@@ -100,10 +106,6 @@ TEST_CASE("split reductions: what a split run refuses", "[split][split_reduce]")
         "evaluate_split: the program's rows do not run apart: a value along the split axis (axis 0 of its inputs of 2 "
         "dimension(s), 4 rows) is broadcast against another axis (as in `x - mean(x, axis=-1)` of a square x); run it "
         "on one GPU (evaluate(), jitrun --device N)");
-  CHECK(refusal("z = x / sum(x) - mean(x, axis=1, keepdims=true)", {{"x", Shape{10, 4}}}) ==
-        "evaluate_split: the program reduces over the split axis (`sum(x)`) and also along it (`mean(x, axis=1, "
-        "keepdims=true)`, each row apart); a split run does not combine the two kinds in one program yet; run it on one "
-        "GPU (evaluate(), jitrun --device N), or split the two into programs of their own");
   for (const char* call : {"nanmean(x)", "nanvar(x, axis=0)", "nanstd(x)", "nanargmax(x)", "nanargmin(x, axis=0)"})
     CHECK(refusal(std::string("m = ") + call, {{"x", Shape{10, 4}}}) ==
           std::string("evaluate_split: `") + call +
@@ -132,6 +134,23 @@ TEST_CASE("split reductions: each slice's partial program", "[split][split_reduc
   CHECK(plan::partial_source(step0("v = std(x, ddof=1)", DType::BFloat16, x)) ==
         "a = mean(float32(m)); v = var(float32(m))");
   CHECK(plan::partial_source(step0("a = all(x, axis=0)", DType::Bool, x)) == "p = all(m, axis=(0,))");
+  // A reduction along the rows, as each slice runs it.
+  CHECK(plan::step_source(step0("s = mean(x, axis=-1, keepdims=true, dtype=float64)", DType::Float32, x)) ==
+        "p = mean(m, axis=(1,), keepdims=true, dtype=float64)");
+  CHECK(plan::step_source(step0("s = nanstd(x, axis=(1, 2), ddof=1)", DType::Float32, Shape{10, 4, 3})) ==
+        "p = nanstd(m, axis=(1, 2), ddof=1)");
+  CHECK(plan::step_source(step0("k = argmax(x, axis=1)", DType::Int16, x)) == "p = argmax(m, axis=1)");
+  CHECK(plan::step_source(step0("s = sum(x, axis=())", DType::Int16, x)) == "p = sum(m, axis=())");
+  // Each is a program the language takes, with the step's result dtype.
+  for (const char* src : {"s = sum(x)", "s = mean(x, axis=0)", "s = nanprod(x)", "k = argmax(x)", "k = argmin(x, axis=0)",
+                          "v = std(x, ddof=1)", "a = all(x, axis=0)", "s = nanmin(x)", "s = any(x)"})
+    for (DType t : {DType::Bool, DType::Int8, DType::UInt32, DType::Float16, DType::Float32}) {
+      CAPTURE(src, dtype_name(t));
+      const plan::ReduceStep st = step0(src, t, x);
+      const std::string partial = plan::partial_source(st), own = plan::step_source(st);
+      CHECK_NOTHROW(compile_program(partial, {{"m", t}}));
+      CHECK(compile_program(own, {{"m", t}}).outputs.at(0).dtype == st.out);
+    }
 }
 
 namespace {
