@@ -3,6 +3,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "core/fail.hpp"
@@ -37,6 +38,11 @@ template <class V> bool isnan_of(const V& v) {
 template <class P> void arithmetic(const ReduceStep& st, const std::vector<SlicePartials>& s, HostArray& out) {
   using A = std::conditional_t<std::is_integral_v<P>, std::uint64_t, P>;
   for (std::int64_t o = 0; o < out.size(); ++o) {
+    std::int64_t count = st.count;  // nanmean: the elements that are not NaN, summed over the slices
+    if (st.what == Reduce::Mean && st.nan_ignoring) {
+      count = 0;
+      for (const SlicePartials& p : s) count += at<std::int64_t>(p.values.at(1), o);
+    }
     A acc = static_cast<A>(at<P>(s[0].values[0], o));
     for (std::size_t j = 1; j < s.size(); ++j) {
       const A v = static_cast<A>(at<P>(s[j].values[0], o));
@@ -46,9 +52,9 @@ template <class P> void arithmetic(const ReduceStep& st, const std::vector<Slice
     if (st.what != Reduce::Mean) {
       put(out, o, total);
     } else if constexpr (std::is_integral_v<P>) {
-      put(out, o, static_cast<double>(total) / static_cast<double>(st.count));  // as NumPy: true division
+      put(out, o, static_cast<double>(total) / static_cast<double>(count));  // as NumPy: true division
     } else {
-      put(out, o, total / static_cast<P>(st.count));
+      put(out, o, total / static_cast<P>(count));
     }
   }
 }
@@ -84,8 +90,10 @@ template <class T> void moments(const ReduceStep& st, const std::vector<SlicePar
   for (std::int64_t o = 0; o < out.size(); ++o) {
     L n = 0, mean = 0, m2 = 0;
     for (const SlicePartials& p : s) {
-      if (p.count == 0) continue;
-      const L c = static_cast<L>(p.count), mb = static_cast<L>(at<T>(p.values[0], o));
+      // nanvar, nanstd: the slice's elements that are not NaN, each result its own count.
+      const std::int64_t cnt = st.nan_ignoring ? at<std::int64_t>(p.values.at(2), o) : p.count;
+      if (cnt == 0) continue;
+      const L c = static_cast<L>(cnt), mb = static_cast<L>(at<T>(p.values[0], o));
       const L m2b = static_cast<L>(at<T>(p.values[1], o)) * c;
       if (n == 0) {
         n = c, mean = mb, m2 = m2b;
@@ -96,7 +104,9 @@ template <class T> void moments(const ReduceStep& st, const std::vector<SlicePar
       m2 += m2b + d * d * n * c / total;
       n = total;
     }
-    const L var = m2 / std::max(n - static_cast<L>(st.ddof), L(0));
+    const L dof = n - static_cast<L>(st.ddof);
+    // NumPy's var divides by max(n - ddof, 0); its nanvar gives NaN where n - ddof <= 0.
+    const L var = st.nan_ignoring && dof <= 0 ? std::numeric_limits<L>::quiet_NaN() : m2 / std::max(dof, L(0));
     put(out, o, static_cast<double>(st.what == Reduce::Std ? std::sqrt(var) : var));
   }
 }

@@ -11,7 +11,9 @@
 //   argmin, argmax: the first slice's index among equal values, a NaN's
 //     first; the slice's offset added;
 //   var, std: each slice's (count, mean, variance) merged by Chan, Golub and
-//     LeVeque's update in long double, divided by max(n - ddof, 0).
+//     LeVeque's update in long double, divided by max(n - ddof, 0); nanvar
+//     and nanstd with each slice's count of elements that are not NaN (a
+//     partial's third array), NaN where n - ddof <= 0.
 #pragma once
 #include <cstdint>
 #include <vector>

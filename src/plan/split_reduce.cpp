@@ -36,9 +36,9 @@ bool combines(const ReduceStep& st) {
     case Reduce::Max: return true;  // their nan- versions too: NaN-free partials combine as the plain ones
     case Reduce::Mean:
     case Reduce::Var:
-    case Reduce::Std:
+    case Reduce::Std: return true;  // the nan- versions with each slice's count of non-NaN elements
     case Reduce::ArgMin:
-    case Reduce::ArgMax: return !st.nan_ignoring;  // the count of non-NaN elements, or an all-NaN slice, is lost
+    case Reduce::ArgMax: return !st.nan_ignoring;  // a slice of nothing but NaN has no partial index
     case Reduce::Any:
     case Reduce::All: return true;
     case Reduce::None: break;
@@ -52,8 +52,8 @@ void check_across(const char* who, const Program& p, const SplitReduce& r) {
     if (r.steps[k] != StepCut::Rows && !combines(st))
       fail(ErrorCode::Usage,
            "{}: `{}`: a split run does not combine this reduction's per-GPU partials in a program that reduces over "
-           "the split axis (it combines sum, prod, mean, var, std, min, max, argmin, argmax, any, all, nansum, nanprod, "
-           "nanmin and nanmax of real values); run it on one GPU (evaluate(), jitrun --device N)",
+           "the split axis (it combines every reduction of real values but nanargmin and nanargmax); run it on one "
+           "GPU (evaluate(), jitrun --device N)",
            who, text_of(p, *st.call));
   }
 }
@@ -162,8 +162,9 @@ std::string partial_source(const ReduceStep& st) {
   const std::string nan = st.nan_ignoring ? "nan" : "";
   const std::string dtype = std::string(", dtype=") + std::string(dtype_name(combine_dtype(st)));
   switch (st.what) {
-    case Reduce::Sum:
-    case Reduce::Mean: return "p = " + nan + "sum(m" + axes + dtype + ")";
+    case Reduce::Sum: return "p = " + nan + "sum(m" + axes + dtype + ")";
+    case Reduce::Mean:  // nanmean: the slice's count of elements that are not NaN too
+      return "p = " + nan + "sum(m" + axes + dtype + ")" + (st.nan_ignoring ? "; c = sum(m == m" + axes + ")" : "");
     case Reduce::Prod: return "p = " + nan + "prod(m" + axes + dtype + ")";
     case Reduce::Min: return "p = " + nan + "min(m" + axes + ")";
     case Reduce::Max: return "p = " + nan + "max(m" + axes + ")";
@@ -180,7 +181,8 @@ std::string partial_source(const ReduceStep& st) {
     case Reduce::Std: {
       // float16 and bfloat16 as the CPU's loops take them: in float32.
       const std::string m = is_half(st.in) ? "float32(m)" : "m";
-      return "a = mean(" + m + axes + "); v = var(" + m + axes + ")";
+      return "a = " + nan + "mean(" + m + axes + "); v = " + nan + "var(" + m + axes + ")" +
+             (st.nan_ignoring ? "; c = sum(m == m" + axes + ")" : "");
     }
     case Reduce::None: break;
   }

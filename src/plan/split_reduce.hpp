@@ -67,10 +67,12 @@ SplitReduce plan_split_reduce(const char* who, const Program& p, const std::vect
 // `m` (the step's map over the slice's rows, dtype step.in) whose outputs,
 // in order, are the partials cpu/split_combine.hpp combines:
 //   sum, nansum, mean:      p = sum(m, axis=..., dtype=<64-bit or float acc>)
+//   nanmean:                p = nansum(m, ...); c = sum(m == m, ...)  (c: elements not NaN)
 //   prod, nanprod:          p = prod(m, ...)
 //   min, max, nanmin, nanmax, any, all:  p = <the same>(m, axis=...)
 //   argmin, argmax:         v = min(m, ...); k = argmin(m[, axis=0])
 //   var, std:               a = mean(m, ...); v = var(m, ...)
+//   nanvar, nanstd:         a = nanmean(m, ...); v = nanvar(m, ...); c = sum(m == m, ...)
 std::string partial_source(const ReduceStep& step);
 
 // What cpu/split_combine.hpp needs of the slice of rows [begin, end) of

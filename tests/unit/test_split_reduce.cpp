@@ -106,12 +106,12 @@ TEST_CASE("split reductions: what a split run refuses", "[split][split_reduce]")
         "evaluate_split: the program's rows do not run apart: a value along the split axis (axis 0 of its inputs of 2 "
         "dimension(s), 4 rows) is broadcast against another axis (as in `x - mean(x, axis=-1)` of a square x); run it "
         "on one GPU (evaluate(), jitrun --device N)");
-  for (const char* call : {"nanmean(x)", "nanvar(x, axis=0)", "nanstd(x)", "nanargmax(x)", "nanargmin(x, axis=0)"})
+  for (const char* call : {"nanargmax(x)", "nanargmin(x, axis=0)"})
     CHECK(refusal(std::string("m = ") + call, {{"x", Shape{10, 4}}}) ==
           std::string("evaluate_split: `") + call +
               "`: a split run does not combine this reduction's per-GPU partials in a program that reduces over the "
-              "split axis (it combines sum, prod, mean, var, std, min, max, argmin, argmax, any, all, nansum, nanprod, "
-              "nanmin and nanmax of real values); run it on one GPU (evaluate(), jitrun --device N)");
+              "split axis (it combines every reduction of real values but nanargmin and nanargmax); run it on one GPU "
+              "(evaluate(), jitrun --device N)");
   // Along the rows, the same reductions are each slice's own.
   CHECK(split_of("m = nanmean(x, axis=1); k = nanargmax(x, axis=-1)", {{"x", Shape{10, 4}}}).steps ==
         std::vector<StepCut>{StepCut::Rows, StepCut::Rows});
@@ -134,6 +134,10 @@ TEST_CASE("split reductions: each slice's partial program", "[split][split_reduc
   CHECK(plan::partial_source(step0("v = std(x, ddof=1)", DType::BFloat16, x)) ==
         "a = mean(float32(m)); v = var(float32(m))");
   CHECK(plan::partial_source(step0("a = all(x, axis=0)", DType::Bool, x)) == "p = all(m, axis=(0,))");
+  CHECK(plan::partial_source(step0("s = nanmean(x, axis=0)", DType::Float32, x)) ==
+        "p = nansum(m, axis=(0,), dtype=float32); c = sum(m == m, axis=(0,))");
+  CHECK(plan::partial_source(step0("s = nanvar(x)", DType::Float64, x)) ==
+        "a = nanmean(m); v = nanvar(m); c = sum(m == m)");
   // A reduction along the rows, as each slice runs it.
   CHECK(plan::step_source(step0("s = mean(x, axis=-1, keepdims=true, dtype=float64)", DType::Float32, x)) ==
         "p = mean(m, axis=(1,), keepdims=true, dtype=float64)");
@@ -142,7 +146,7 @@ TEST_CASE("split reductions: each slice's partial program", "[split][split_reduc
   CHECK(plan::step_source(step0("k = argmax(x, axis=1)", DType::Int16, x)) == "p = argmax(m, axis=1)");
   CHECK(plan::step_source(step0("s = sum(x, axis=())", DType::Int16, x)) == "p = sum(m, axis=())");
   // Each is a program the language takes, with the step's result dtype.
-  for (const char* src : {"s = sum(x)", "s = mean(x, axis=0)", "s = nanprod(x)", "k = argmax(x)", "k = argmin(x, axis=0)",
+  for (const char* src : {"s = sum(x)", "s = mean(x, axis=0)", "s = nanprod(x)", "s = nanmean(x)", "s = nanstd(x, axis=0)", "k = argmax(x)", "k = argmin(x, axis=0)",
                           "v = std(x, ddof=1)", "a = all(x, axis=0)", "s = nanmin(x)", "s = any(x)"})
     for (DType t : {DType::Bool, DType::Int8, DType::UInt32, DType::Float16, DType::Float32}) {
       CAPTURE(src, dtype_name(t));
@@ -261,11 +265,19 @@ TEST_CASE("split reductions: ties and NaN across slices, integers, 16-bit floats
   HostArray nan = filled<double>(DType::Float64, Shape{12, 3}, rng, -1, 1);
   nan.as<double>()[31] = NAN, nan.as<double>()[34] = NAN;
   for (const char* s : {"r = argmin(x)", "r = argmin(x, axis=0)", "r = min(x)", "r = max(x, axis=0)", "r = sum(x)",
-                        "r = nanmin(x)", "r = nanmax(x, axis=0)", "r = nansum(x, axis=0)", "r = var(x)"})
+                        "r = nanmin(x)", "r = nanmax(x, axis=0)", "r = nansum(x, axis=0)", "r = var(x)", "r = nanmean(x)",
+                        "r = nanvar(x, axis=0, ddof=1)", "r = nanstd(x)"})
     check_combine(s, nan, 4);
   for (int k = 27; k < 36; ++k) nan.as<double>()[k] = NAN;
-  check_combine("r = nanmin(x, axis=0)", nan, 4);
-  check_combine("r = nanmax(x)", nan, 4);
+  for (const char* s : {"r = nanmin(x, axis=0)", "r = nanmax(x)", "r = nanmean(x, axis=0)", "r = nanstd(x, axis=0)",
+                        "r = nanvar(x)"})
+    check_combine(s, nan, 4);
+  // A column of nothing but NaN, or of one number: nanmean NaN, nanvar NaN where n - ddof <= 0.
+  for (int k = 0; k < 12; ++k) nan.as<double>()[k * 3 + 1] = NAN;
+  nan.as<double>()[3 * 3 + 2] = 0.5;
+  for (int k = 0; k < 12; ++k) if (k != 3) nan.as<double>()[k * 3 + 2] = NAN;
+  for (const char* s : {"r = nanmean(x, axis=0)", "r = nanvar(x, axis=0)", "r = nanstd(x, axis=0, ddof=1)"})
+    check_combine(s, nan, 4);
   // Sums and products that wrap, as NumPy's in 64 bits; unsigned means.
   HostArray big(DType::Int64, Shape{8, 2});
   for (std::int64_t k = 0; k < 16; ++k) big.as<std::int64_t>()[k] = (std::int64_t{1} << 62) + k;
@@ -273,7 +285,8 @@ TEST_CASE("split reductions: ties and NaN across slices, integers, 16-bit floats
   check_combine("r = prod(x, axis=0)", big, 3);
   check_combine("r = sum(x, dtype=int8)", big, 3);
   const HostArray u8 = filled<std::uint8_t>(DType::UInt8, Shape{40, 3}, rng, 0, 256, true);
-  for (const char* s : {"r = sum(x)", "r = prod(x, axis=0)", "r = mean(x)", "r = var(x, axis=0)", "r = argmax(x)"})
+  for (const char* s : {"r = sum(x)", "r = prod(x, axis=0)", "r = mean(x)", "r = var(x, axis=0)", "r = argmax(x)",
+                        "r = nanmean(x)", "r = nanstd(x, axis=0)"})
     check_combine(s, u8, 5);
   const HostArray b = filled<bool>(DType::Bool, Shape{11, 2}, rng, 0, 2, true);
   for (const char* s : {"r = sum(x)", "r = any(x, axis=0)", "r = all(x)", "r = argmax(x)", "r = mean(x)"}) check_combine(s, b, 4);
