@@ -365,7 +365,8 @@ class AcrossRun {
         c.shape = &shape;
         for (std::size_t q = 0; q < es.outputs.size(); ++q) {
           const auto o = static_cast<std::size_t>(es.outputs[q]);
-          if (!given[j][o]) fail(ErrorCode::Internal, "split run: slice {} has no piece of output '{}'", j, p_.outputs[o].name);
+          if (!given[j][o])
+            fail(ErrorCode::Internal, "split run: slice {} has no piece of output '{}'", j, p_.outputs[o].name);
           c.outputs[q] = outs[j][o];
           c.given[q] = true;
         }
@@ -545,6 +546,15 @@ std::string array_text(const Array& a) {
                      a.device().kind == Device::CPU ? std::string("in host memory") : fmt::format("on GPU {}", a.device().id));
 }
 
+// Why the job cuts output o as it does, for check_outputs' message.
+std::string why_cut(const Job& job, std::size_t o, const std::string& device_list, const std::string& cut_by) {
+  if (!job.split && job.positional)
+    return " (the program is not split: it uses `i` or `n`, or indexes an input, so it runs whole on one GPU)";
+  if (!job.split) return " (the program runs whole on one GPU: one device, or fewer than 2 rows to split)";
+  if (!job.out_rows[o]) return " (its shape has no split axis: it comes whole from the first GPU)";
+  return fmt::format(" (over GPUs {{{}}}, where output '{}' has its pieces)", device_list, cut_by);
+}
+
 // evaluate_split_into's outputs against what `job` writes, before anything
 // is copied or launched: Usage errors that say how to make matching ones.
 void check_outputs(const Job& job, const std::vector<SplitArray>& outputs, const std::vector<int>& devices,
@@ -584,12 +594,7 @@ void check_outputs(const Job& job, const std::vector<SplitArray>& outputs, const
       fail(ErrorCode::Usage,
            "evaluate_split_into: output '{}' is cut as {}, but the job cuts it as {}{}; make every output with "
            "split_empty(dtype, shape, {{{}}})",
-           v.name, cut_text(got), cut_text(want),
-           !job.split && job.positional
-               ? std::string(" (the program is not split: it uses `i` or `n`, or indexes an input, so it runs whole on one GPU)")
-           : !job.split ? std::string(" (the program runs whole on one GPU: one device, or fewer than 2 rows to split)")
-           : job.out_rows[o] ? fmt::format(" (over GPUs {{{}}}, where output '{}' has its pieces)", device_list, p.outputs[devices_from].name)
-                             : std::string(" (its shape has no split axis: it comes whole from the first GPU)"),
+           v.name, cut_text(got), cut_text(want), why_cut(job, o, device_list, p.outputs[devices_from].name),
            job.split && job.out_rows[o] ? device_list : std::to_string(devices[0]));
   }
   // Then what the pieces hold, once every output is known to be cut right.
