@@ -24,6 +24,15 @@
 // an input (`x[j]`) are not split: they run whole on the first device (one
 // piece). So is a 0-d output, or one with a single row.
 //
+// Programs with reductions are split along axis 0 of their inputs: a
+// reduction along the rows (`mean(x, axis=-1)`) is each slice's own; one over
+// the split axis (`sum(x)`, `argmax(x, axis=0)`) is reduced by each slice to
+// partials, combined on the host in the order of the device list (the same
+// bits on every run), and read whole by the later statements
+// (`out = x / sum(x)`). An output without the split axis comes back as one
+// piece, whole, on the first device. What cannot be combined is a Usage
+// error before anything runs (docs/runtime.md, "Across GPUs").
+//
 // A job run again and again can keep its outputs: allocating gigabytes of
 // them on every call costs about as much as the kernels themselves
 // (bench/results/multi_gpu_h200x2.md), so evaluate_split_into writes into
@@ -98,7 +107,8 @@ CUJIT_API std::vector<SplitArray> evaluate_split(std::string_view program, const
 // evaluate_split writing into `outputs` instead of new arrays: one per
 // program output, in its order (a name, when set, must be the output's), each
 // with the program's dtype and shape and cut as the job cuts it. The job runs
-// on the GPUs of outputs[0]'s pieces, in their order: the outputs say where,
+// on the GPUs of outputs[0]'s pieces, in their order (of the first output in
+// more pieces when outputs[0] is one, an output without the split axis): the outputs say where,
 // so they cannot disagree with a device list. A piece may share no memory with
 // another piece or with any input (other slices may still read it; updating
 // an input in place is evaluate()'s). Every mismatch is a Usage error

@@ -63,10 +63,31 @@ TEST_CASE("evaluate_split_into: outputs that do not match the program", "[split]
   CHECK(refusal("x *= y", {out}) ==
         "evaluate_split_into: the program updates input 'x' in place, which a run split over GPUs does not do yet; run "
         "it on one device (evaluate(), jitrun --device N)");
+  // Reductions run split now: the piece check comes next (these are host arrays).
   CHECK(refusal("out = x / sum(x*y)", {out}) ==
-        "evaluate_split_into: the program has reductions (sum, mean, max, ...), whose partial results a run split over "
-        "GPUs does not combine yet; run it on one GPU (evaluate() with device arrays, jitrun --device N), or split only "
-        "its elementwise part and reduce the gathered outputs on one GPU");
+        "evaluate_split_into: output 'out': the piece of rows [0, 5) must be float32 of shape (5, 3) on GPU 0, but it "
+        "is float32 of shape (5, 3) in host memory; make the outputs with split_empty");
+  CHECK(refusal("out = x - nanargmax(x)", {out}) ==
+        "evaluate_split_into: `nanargmax(x)`: a split run does not combine this reduction's per-GPU partials in a "
+        "program that reduces over the split axis (it combines every reduction of real values but nanargmin and "
+        "nanargmax); run it on one GPU (evaluate(), jitrun --device N)");
+  CHECK(refusal("out = x / sum(x)", {out}, [] {
+          EvaluateOptions o;
+          o.shape = Shape{10, 3};
+          return o;
+        }()) == "evaluate_split_into: a program with reductions takes no output shape in a split run "
+                "(EvaluateOptions::shape, jitrun --shape); leave it unset, or run it on one GPU (evaluate(), jitrun "
+                "--device N)");
+  // An output a reduction leaves without the split axis is one piece, on the first GPU.
+  const SplitArray s_cut = host_split("s", DType::Float32, Shape{3}, {0, 0});
+  CHECK(refusal("s = sum(x, axis=0); out = x*y", {s_cut, out}) ==
+        "evaluate_split_into: output 's' is cut as [0, 2) on GPU 0, [2, 3) on GPU 0, but the job cuts it as [0, 3) on "
+        "GPU 0 (its shape has no split axis: it comes whole from the first GPU); make every output with "
+        "split_empty(dtype, shape, {0})");
+  const SplitArray s_whole = host_split("s", DType::Float32, Shape{3}, {1});
+  CHECK(refusal("s = sum(x, axis=0); out = x*y", {s_whole, host_split("out", DType::Float32, shape, {1, 0})}) ==
+        "evaluate_split_into: output 's': the piece of rows [0, 3) must be float32 of shape (3,) on GPU 1, but it is "
+        "float32 of shape (3,) in host memory; make the outputs with split_empty");
 }
 
 TEST_CASE("evaluate_split_into: pieces cut otherwise than the job cuts them", "[split]") {

@@ -646,7 +646,7 @@ int main(int argc, char** argv) {
   app.add_option("--arch", opt.arch, "--emit ptx|cubin target, e.g. sm_90 (default: GPU 0's, else sm_90)");
   app.add_flag("--print", opt.print, "print outputs the way NumPy prints arrays");
   app.add_option("--device", opt.device, "auto (GPU 0 when there is one, else the CPU), cpu, a CUDA device number, or all: the job split along "
-                 "the outputs' first dimension over every GPU (not yet a program with reductions: give it --device N)");
+                 "the inputs' first dimension over every GPU, reductions over it combined in device order (docs/runtime.md, \"Across GPUs\")");
   app.add_flag("--bench", opt.bench, "time the kernel: median of the runs after a warm-up, GB/s, and a device-to-device copy of the same bytes");
   app.add_option("--bench-runs", opt.bench_runs, "runs timed by --bench (default 20)");
   app.add_option("--shape", opt.shape, "shape of the outputs (e.g. 1000 or 3x4) when no array input gives it");

@@ -35,7 +35,11 @@ std::vector<std::pair<std::string, Array>> run_split(const std::string& program,
   const double gather_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   if (verbose && !split.empty()) {
     std::fprintf(stderr, "jitrun: split over %zu GPU(s):", devices.size());
-    for (const ArrayPiece& p : split[0].pieces)
+    // The slices as the output in the most pieces has them (a reduction over the split axis is one, whole).
+    std::size_t most = 0;
+    for (std::size_t k = 1; k < split.size(); ++k)
+      if (split[k].pieces.size() > split[most].pieces.size()) most = k;
+    for (const ArrayPiece& p : split[most].pieces)
       std::fprintf(stderr, " device %d rows [%lld, %lld);", p.device, static_cast<long long>(p.begin),
                    static_cast<long long>(p.end));
     std::fprintf(stderr, "\njitrun: run (copies, launches, sync) %.3f ms; gather to host %.3f ms\n", run_ms, gather_ms);
