@@ -166,6 +166,8 @@ const Case kCases[] = {
     {"sum(x*y) f32", ReduceOp::Sum, DType::Float32, DType::Float32, DType::Float32, true},
     {"max f32 nan", ReduceOp::Max, DType::Float32, DType::Float32, DType::Float32, false, true},
     {"min i32", ReduceOp::Min, DType::Int32, DType::Int32, DType::Int32},
+    {"max f64 nan", ReduceOp::Max, DType::Float64, DType::Float64, DType::Float64, false, true},
+    {"min f64", ReduceOp::Min, DType::Float64, DType::Float64, DType::Float64},
     {"argmax f32 ties nan", ReduceOp::ArgMax, DType::Float32, DType::Float32, DType::Int64, false, true, true},
     {"argmin f64 ties", ReduceOp::ArgMin, DType::Float64, DType::Float64, DType::Int64, false, false, true},
     {"argmax f16 ties", ReduceOp::ArgMax, DType::Float16, DType::Float16, DType::Int64, false, false, true},
