@@ -64,7 +64,10 @@ template <class V, int N> __device__ __forceinline__ void h2f_vec(const V& a, fl
 __device__ __forceinline__ cj_u16 f2h(float f) {
   const unsigned x = __float_as_uint(f);
   const cj_u16 h = cvt_rn_f16_f32(f);
-  const cj_u16 nan = (cj_u16)(((x >> 16) & 0x8000u) | 0x7e00u | ((x >> 13) & 0x3ffu));
+  // A NaN as NumPy makes it (src/core/half.hpp's float_to_half): the payload's
+  // top bits, quiet or not as they were, never 0.
+  const unsigned p = (x >> 13) & 0x3ffu;
+  const cj_u16 nan = (cj_u16)(((x >> 16) & 0x8000u) | 0x7c00u | (p ? p : 1u));
   return (x & 0x7fffffffu) > 0x7f800000u ? nan : h;
 }
 // Floats into a vector of float16: one NaN test for the vector, PTX's cvt
@@ -85,7 +88,7 @@ template <int N, class V> __device__ __forceinline__ void f2h_vec(const float (&
 __device__ __forceinline__ cj_u16 d2h(double d) {
   unsigned long long x = (unsigned long long)__double_as_longlong(d);
   if ((x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
-    return (cj_u16)(((x >> 48) & 0x8000u) | 0x7e00u | ((x >> 42) & 0x3ffu));
+    return (cj_u16)(((x >> 48) & 0x8000u) | 0x7c00u | (((x >> 42) & 0x3ffu) ? ((x >> 42) & 0x3ffu) : 1u));
   return cvt_rn_f16_f64(d);
 }
 // Rounding an intermediate: a NaN stays itself (its sign is what later

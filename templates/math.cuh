@@ -152,9 +152,17 @@ CJ_REAL2(power, fpow(a, b), fpow(a, b))
 CJ_REAL2(atan2, ::atan2f(a, b), ::atan2(a, b))
 CJ_REAL2(hypot, ::hypotf(a, b), ::hypot(a, b))
 CJ_REAL2(copysign, ::copysignf(a, b), ::copysign(a, b))
+// Sign operations on the bits, as NumPy's: the GPU's neg and abs are
+// arithmetic, which makes any NaN the canonical one (a float16 -x of a NaN
+// lost its payload on an H100).
+#ifdef __CUDA_ARCH__
+CJ_REAL1(neg, __int_as_float(__float_as_int(a) ^ (int)0x80000000), __longlong_as_double(__double_as_longlong(a) ^ (long long)0x8000000000000000ULL))
+CJ_REAL1(absolute, __int_as_float(__float_as_int(a) & 0x7fffffff), __longlong_as_double(__double_as_longlong(a) & 0x7fffffffffffffffLL))
+#else
 CJ_REAL1(neg, -a, -a)
-CJ_REAL1(reciprocal, 1.0f / a, 1.0 / a)
 CJ_REAL1(absolute, ::fabsf(a), ::fabs(a))
+#endif
+CJ_REAL1(reciprocal, 1.0f / a, 1.0 / a)
 CJ_REAL1(floor, ::floorf(a), ::floor(a))
 CJ_REAL1(ceil, ::ceilf(a), ::ceil(a))
 CJ_REAL1(trunc, ::truncf(a), ::trunc(a))

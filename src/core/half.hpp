@@ -26,8 +26,14 @@ inline std::uint16_t float_to_half(float f) {
   std::uint32_t x = f32_bits(f);
   std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
   std::uint32_t ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u)  // inf or nan (keep nan quiet and non-zero)
-    return sign | (ax > 0x7f800000u ? static_cast<std::uint16_t>(0x7e00u | ((ax >> 13) & 0x3ffu)) : 0x7c00u);
+  // inf, or a NaN as NumPy's npy_floatbits_to_halfbits makes it: the top 10
+  // bits of the payload, quiet or signaling as they were (a float16 NaN goes
+  // through float and back unchanged), never a payload of 0 (an infinity).
+  if (ax >= 0x7f800000u) {
+    if (ax == 0x7f800000u) return sign | 0x7c00u;
+    const std::uint16_t nan = static_cast<std::uint16_t>(0x7c00u | ((ax >> 13) & 0x3ffu));
+    return sign | (nan == 0x7c00u ? 0x7c01u : nan);
+  }
   if (ax >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: overflow to inf
   if (ax < 0x38800000u) {                         // below the smallest normal half: subnormal or 0
     if (ax < 0x33000000u) return sign;            // < 2^-25 rounds to 0

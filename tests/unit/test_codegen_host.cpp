@@ -339,7 +339,8 @@ TEST_CASE("host float16 conversions: every float16 value read exactly, and back"
   for (unsigned h = 0; h < 0x10000u; ++h) {
     float f = cj::h2f(static_cast<cj_u16>(h));
     bad += bits_as<std::uint32_t>(f) != bits_as<std::uint32_t>(half_to_float(static_cast<std::uint16_t>(h)));
-    bad += (h & 0x7fffu) <= 0x7c00u && cj::f2h(f) != h;  // NaNs come back quiet
+    bad += cj::f2h(f) != h;  // NaNs too, signaling ones included (NumPy's rule)
+    bad += float_to_half(f) != h;
   }
   CHECK(bad == 0);
 }
@@ -435,7 +436,9 @@ TEST_CASE("device helpers: NaNs keep their sign and payload through 16-bit conve
     CHECK(std::isnan(f));
     CHECK(bits_as<std::uint32_t>(f) == bits_as<std::uint32_t>(half_to_float(h)));
     CHECK(cj::f2h(f) == float_to_half(f));
-    CHECK(cj::d2h(static_cast<double>(f)) == scalar::ref_cast<scalar::Half>(static_cast<double>(f)).bits);
+    // float -> double quiets a signaling NaN in hardware, where the compiler
+    // may fold the oracle's double -> float back: quiet ones only.
+    if (h & 0x200u) CHECK(cj::d2h(static_cast<double>(f)) == scalar::ref_cast<scalar::Half>(static_cast<double>(f)).bits);
     double d = -std::numeric_limits<double>::quiet_NaN();
     CHECK(bits_as<std::uint32_t>(cj::rnd_bf16(d)) == bits_as<std::uint32_t>(bfloat16_to_float(scalar::ref_cast<scalar::BF16>(d).bits)));
     CHECK(std::signbit(cj::rnd_bf16(d)));
