@@ -11,7 +11,7 @@ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$D -DCUJIT_BUILD
 cmake --build $B -j16 --target cujit_gpu_tests jitrun bench_reductions > /tmp/build.log 2>&1 || { grep -E 'error' -A5 /tmp/build.log | head -60; exit 1; }
 t build ok
 timeout 60 $B/tests/cujit_gpu_tests "[elementwise]" > $OUT/tests.log 2>&1; t "[elementwise] exit $?"; tail -2 $OUT/tests.log >> $L
-CUJIT_TEST_REDUCE_MAX=140000 timeout 60 $B/tests/cujit_gpu_tests "[reduce]" >> $OUT/tests.log 2>&1; t "[reduce] exit $?"; tail -2 $OUT/tests.log >> $L
+CUJIT_TEST_REDUCE_MAX=140000 timeout 150 $B/tests/cujit_gpu_tests "[reduce]" >> $OUT/tests.log 2>&1; t "[reduce] exit $?"; tail -2 $OUT/tests.log >> $L
 timeout 230 $B/tests/cujit_gpu_tests "[reference]" >> $OUT/tests.log 2>&1; t "[reference] exit $?"; tail -2 $OUT/tests.log >> $L
 grep -E "FAILED" -A12 $OUT/tests.log | head -50 >> $L
 RED_QUICK=1 timeout ${BENCH_S:-200} python3 bench/reductions.py $B/bench/bench_reductions $OUT > $OUT/bench.log 2>&1; t "bench exit $?"

@@ -12,7 +12,7 @@ B=/tmp/b
 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$D -DCUJIT_BUILD_BENCH=ON -DCUJIT_BUILD_SAMPLES=OFF > /tmp/cmake.log 2>&1 || { tail -30 /tmp/cmake.log; exit 1; }
 cmake --build $B -j16 --target cujit_gpu_tests jitrun bench_reductions > /tmp/build.log 2>&1 || { grep -E 'error' -A5 /tmp/build.log | head -60; exit 1; }
 t build ok
-CUJIT_TEST_REDUCE_MAX=140000 timeout 60 $B/tests/cujit_gpu_tests "[reduce],fused reduction*" > $OUT/tests.log 2>&1; t "[reduce]+fused exit $?"; tail -2 $OUT/tests.log >> $L
+CUJIT_TEST_REDUCE_MAX=140000 timeout 150 $B/tests/cujit_gpu_tests "[reduce],fused reduction*" > $OUT/tests.log 2>&1; t "[reduce]+fused exit $?"; tail -2 $OUT/tests.log >> $L
 grep -E "FAILED" -A14 $OUT/tests.log | head -40 >> $L
 if [ -n "${FULLCASES:-}" ]; then timeout 120 $B/tests/cujit_gpu_tests "[reduction-gpu]" >> $OUT/tests.log 2>&1; t "[reduction-gpu] exit $?"; tail -2 $OUT/tests.log >> $L; fi
 timeout ${BENCH_S:-330} python3 bench/reductions.py $B/bench/bench_reductions $OUT > $OUT/bench.log 2>&1; t "bench exit $?"
