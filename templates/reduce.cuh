@@ -117,23 +117,29 @@ template <class T> __device__ __forceinline__ T max<T>::identity() { return lim_
 
 // argmin/argmax: a value and its index. A NaN beats every number and the
 // first NaN wins; among equal values the first index wins. The identity's
-// index is past every real one, so it loses every tie.
-template <class T> struct arg_acc {
+// index is past every real one, so it loses every tie. The index is I: int
+// where the reduced axis is shorter than 2^31 - 1 (the host's plan says),
+// so that a float's pair is 8 bytes, not 16 with 4 of padding: half the
+// shuffles in the block trees and 32-bit compares.
+template <class T, class I> struct arg_acc {
   T v;
-  long long i;
+  I i;
 };
-template <class T, bool Max> struct arg_ {
-  typedef arg_acc<T> acc;
+template <class I> struct arg_none_;
+template <> struct arg_none_<int> { static __device__ __forceinline__ int value() { return 0x7fffffff; } };
+template <> struct arg_none_<long long> { static __device__ __forceinline__ long long value() { return 0x7fffffffffffffffLL; } };
+template <class T, bool Max, class I> struct arg_ {
+  typedef arg_acc<T, I> acc;
   static __device__ __forceinline__ acc identity() {
     acc a;
     a.v = Max ? lim_<T>::lo() : lim_<T>::hi();
-    a.i = 0x7fffffffffffffffLL;
+    a.i = arg_none_<I>::value();
     return a;
   }
   static __device__ __forceinline__ acc lift(T v, long long i) {
     acc a;
     a.v = v;
-    a.i = i;
+    a.i = (I)i;
     return a;
   }
   static __device__ __forceinline__ acc combine(acc a, acc b) {
@@ -150,7 +156,7 @@ template <class T, bool Max> struct arg_ {
 // instructions per element (bench/results/reductions_h200/ncu_h200.txt). A
 // slot sees its vectors in index order, so a later vector takes the slot
 // only when strictly better: the first among equals, and the first NaN.
-template <class T, bool Max> struct arg_slot_ {
+template <class T, bool Max, class I> struct arg_slot_ {
   static __device__ __forceinline__ T pick(T a, T b) { return Max ? max2_(a, b) : min2_(a, b); }
   // The best of a vector's N values, in a tree (no chain of N-1 dependent steps).
   template <int N> static __device__ __forceinline__ T best(T (&x)[N]) {
@@ -160,51 +166,46 @@ template <class T, bool Max> struct arg_slot_ {
       for (int k = 0; k < s; ++k) x[k] = pick(x[k], x[k + s]);
     return x[0];
   }
-  static __device__ __forceinline__ arg_acc<T> take(arg_acc<T> a, T m, long long j) {
+  static __device__ __forceinline__ arg_acc<T, I> take(arg_acc<T, I> a, T m, long long j) {
     // An empty slot takes its first vector whatever it holds (an infinity too).
     // Bitwise, not short-circuit: no branches between the loads of a step.
-    const bool take = (a.i == arg_<T, Max>::identity().i) | (!isnan_(a.v) & (isnan_(m) | (Max ? m > a.v : m < a.v)));
+    const bool take = (a.i == arg_none_<I>::value()) | (!isnan_(a.v) & (isnan_(m) | (Max ? m > a.v : m < a.v)));
     a.v = take ? m : a.v;
-    a.i = take ? j : a.i;
+    a.i = take ? (I)j : a.i;
     return a;
   }
 };
-template <class T> struct argmin : arg_<T, false> {};
-template <class T> struct argmax : arg_<T, true> {};
+template <class T, class I = long long> struct argmin : arg_<T, false, I> {};
+template <class T, class I = long long> struct argmax : arg_<T, true, I> {};
 
 // One more element into an accumulator: combine(a, lift(v, j)), except that
 // argmin/argmax, whose elements reach each accumulator in index order (the
 // kernels keep to that), skip building and comparing a pair: a third of the
 // instructions of the general combine, which float16's 8 elements per load
 // could not afford at the memory's speed.
-template <class Op, class V>
-__device__ __forceinline__ typename Op::acc add1(typename Op::acc a, V v, long long j) {
-  return Op::combine(a, Op::lift(v, j));
-}
-template <class T, bool Max> __device__ __forceinline__ arg_acc<T> add1_arg_(arg_acc<T> a, T v, long long j) {
+template <class Op> struct add1_ {
+  template <class V> static __device__ __forceinline__ typename Op::acc run(typename Op::acc a, V v, long long j) {
+    return Op::combine(a, Op::lift(v, j));
+  }
+};
+template <class T, bool Max, class I> __device__ __forceinline__ arg_acc<T, I> add1_arg_(arg_acc<T, I> a, T v, long long j) {
   // The identity's index loses every tie, so a first element equal to it
   // (an infinity) still takes its place.
-  const bool take = !isnan_(a.v) && (isnan_(v) || (Max ? v > a.v : v < a.v) || (v == a.v && j < a.i));
+  const bool take = !isnan_(a.v) && (isnan_(v) || (Max ? v > a.v : v < a.v) || (v == a.v && (I)j < a.i));
   a.v = take ? v : a.v;
-  a.i = take ? j : a.i;
+  a.i = take ? (I)j : a.i;
   return a;
 }
-#define CJ_RED_ADD1(OP, MAX)                                                                           \
-  template <> __device__ __forceinline__ OP<float>::acc add1<OP<float>, float>(OP<float>::acc a, float v, long long j) { \
-    return add1_arg_<float, MAX>(a, v, j);                                                            \
-  }                                                                                                    \
-  template <> __device__ __forceinline__ OP<double>::acc add1<OP<double>, double>(OP<double>::acc a, double v, long long j) { \
-    return add1_arg_<double, MAX>(a, v, j);                                                           \
-  }                                                                                                    \
-  template <> __device__ __forceinline__ OP<cj_i32>::acc add1<OP<cj_i32>, cj_i32>(OP<cj_i32>::acc a, cj_i32 v, long long j) { \
-    return add1_arg_<cj_i32, MAX>(a, v, j);                                                           \
-  }                                                                                                    \
-  template <> __device__ __forceinline__ OP<cj_i64>::acc add1<OP<cj_i64>, cj_i64>(OP<cj_i64>::acc a, cj_i64 v, long long j) { \
-    return add1_arg_<cj_i64, MAX>(a, v, j);                                                           \
-  }
-CJ_RED_ADD1(argmax, true)
-CJ_RED_ADD1(argmin, false)
-#undef CJ_RED_ADD1
+template <class T, class I> struct add1_<argmax<T, I> > {
+  static __device__ __forceinline__ arg_acc<T, I> run(arg_acc<T, I> a, T v, long long j) { return add1_arg_<T, true, I>(a, v, j); }
+};
+template <class T, class I> struct add1_<argmin<T, I> > {
+  static __device__ __forceinline__ arg_acc<T, I> run(arg_acc<T, I> a, T v, long long j) { return add1_arg_<T, false, I>(a, v, j); }
+};
+template <class Op, class V>
+__device__ __forceinline__ typename Op::acc add1(typename Op::acc a, V v, long long j) {
+  return add1_<Op>::run(a, v, j);
+}
 
 struct any {
   typedef bool acc;

@@ -76,6 +76,7 @@ struct ReducePlan {
   int group = 1;         // Group: lanes per row
   int rows_per = 1;      // Group: row sets per block step (>1 only where a row is at most one vector per lane)
   int slots = 0;         // Rows: accumulators per vector: 0 for one per lane, 1 for argmin/argmax (a vector's best, found again at the end)
+  bool index32 = false;  // argmin/argmax: the index in 32 bits (the reduced axis is shorter than 2^31 - 1)
   int tx = 1, ty = 1;    // Cols: block shape
   long long chunk = 0;   // Rows: elements of a row per block; Cols: k per split
   int splits = 1;        // Rows: chunks per row; Cols: splits of the reduced axis

@@ -18,6 +18,7 @@
 #include "gpu/reduce_launch.hpp"
 #include "gpu_util.hpp"
 #include "core/half.hpp"
+#include "skip.hpp"
 
 using namespace cujit;
 
@@ -391,5 +392,46 @@ TEST_CASE("argmin/argmax over rows of the identity's value: the first index, the
       CHECK(run(spec, sh, {d}, 0, 7, ws).bytes == r.bytes);
       CHECK(run(spec, sh, {d}, 1, 0, ws).bytes == r.bytes);
     }
+  }
+}
+
+// A reduced axis of 2^31 elements and more: the index in 64 bits (shorter
+// axes take 32). The best value first appears past 2^31, ties after it.
+TEST_CASE("argmin/argmax past 2^31 elements: the 64-bit index", "[gpu][huge][huge_index]") {
+  const long long n = (1LL << 31) + 4099, far = (1LL << 31) + 17;
+  std::size_t free_b = 0, total_b = 0;
+  {
+    ScopedContext ctx(0);
+    CU_CALL(cuMemGetInfo, &free_b, &total_b);
+  }
+  if (free_b < static_cast<std::size_t>(n + (1LL << 30)))
+    CUJIT_SKIP(std::to_string(free_b) + " bytes free on device 0, the >2^31 argmax test needs " + std::to_string(n + (1LL << 30)));
+  std::mt19937_64 rng(gputest::run_seed() + 11);
+  DeviceBuffer x(0, static_cast<std::size_t>(n));
+  x.fill_bytes(100);
+  const auto put = [&](long long at, unsigned char v) { memcpy_htod(0, x.ptr() + static_cast<CUdeviceptr>(at), &v, 1); };
+  // Near-best values before the best; the best, then its ties; random bytes in between stay within them.
+  std::vector<unsigned char> noise(1 << 20);
+  for (unsigned char& b : noise) b = static_cast<unsigned char>(50 + rng() % 100);
+  memcpy_htod(0, x.ptr() + (1LL << 30), noise.data(), noise.size());
+  put(5, 199), put(7, 2), put(far, 200), put(far + 1000, 200), put(n - 1, 200), put(far + 9, 1), put(n - 2, 1);
+  ReduceWorkspace ws(0);
+  for (ReduceOp op : {ReduceOp::ArgMax, ReduceOp::ArgMin}) {
+    ReduceSpec spec;
+    spec.inputs = {{"x", DType::UInt8}};
+    spec.op = op;
+    spec.value = DType::UInt8;
+    spec.out = DType::Int64;
+    const ReduceShape sh{1, n, 1};
+    INFO(reduce_plan(spec, sh).key() << " " << reduce_plan(spec, sh).source_key());
+    CHECK(reduce_plan(spec, sh).source_key().find("i32") == std::string::npos);
+    DeviceBuffer out(0, 8);
+    out.fill_bytes(0xFF);
+    const CUdeviceptr in = x.ptr();
+    kernels().launch(0, spec, sh, &in, out.ptr(), ws, nullptr, nullptr, 0);
+    synchronize(0);
+    std::int64_t got = -1;
+    out.download(&got, 8);
+    CHECK(got == (op == ReduceOp::ArgMax ? far : far + 9));
   }
 }

@@ -48,7 +48,8 @@ TEST_CASE("reduction plans: variants by shape", "[reduce]") {
   // argmax along rows: one (value, vector) slot per unrolled vector, four of them.
   const ReduceSpec amax = spec_of(ReduceOp::ArgMax, DType::Float32, DType::Float32, DType::Int64);
   CHECK(reduce_plan(amax, {1, 1 << 20, 1}).key() == "rows t256 v4 slots c4096x256 items256");
-  CHECK(reduce_plan(amax, {1, 1 << 20, 1}).source_key() == "rows t256 v4x4 slots");
+  CHECK(reduce_plan(amax, {1, 1 << 20, 1}).source_key() == "rows t256 v4x4 slots i32");
+  CHECK(reduce_plan(amax, {1, 1LL << 31, 1}).source_key() == "rows t256 v4x4 slots");
   // Few rows of many columns: one thread walks every row of its columns.
   CHECK(reduce_plan(f32, {1, 4, 1 << 24}).key() == "cols t256x1 v4 k4x1 items16384");
   CHECK(reduce_plan(f32, {1, 64, 1 << 20}).key() == "cols t64x4 v4 k64x1 items4096");
