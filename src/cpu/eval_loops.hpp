@@ -43,9 +43,11 @@ struct Instr {
 // round once per operation), or nullptr when it has none. `result` receives
 // the dtype the loop writes.
 // SLEEF's vector loop where vector_math.hpp has one, else template_loop.
-Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result);
+// `uniform`: bit j set when every element of operand j's register holds one
+// value (a constant of the plan); the loop may then read only its first.
+Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned uniform = 0);
 // The loop calling the operation's template function, element by element.
-Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result);
+Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned uniform = 0);
 
 // The loop converting `from` to `to` with the language's cast (templates/cast.cuh).
 Loop convert_loop(DType from, DType to);

@@ -1,9 +1,11 @@
 #include "cpu/thread_pool.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -47,8 +49,7 @@ class Pool {
       std::lock_guard<std::mutex> lock(mu_);
       start_threads(helpers);
       body_ = &body;
-      tasks_ = tasks;
-      next_.store(0);
+      split(tasks, helpers + 1);
       helpers_ = helpers;
       open_ = true;
       ++generation_;
@@ -65,8 +66,18 @@ class Pool {
     body_ = nullptr;
   }
 
+  // Each worker runs the tasks of its own contiguous block first, in order,
+  // then claims what is left of the others' (a worker woken late, a thread
+  // the machine runs slower). Contiguous blocks, not tasks dealt in turn:
+  // each core then streams through one region of the arrays, which its
+  // prefetchers follow; dealt in turn (chunk 0, 2, 4, ... to one thread),
+  // two threads on x*y + 5 or clip took 1.3-1.7x one thread's time at 10^6
+  // to 10^7 elements where their own halves took 0.5.
   void claim(int worker) {
-    for (std::int64_t t; (t = next_.fetch_add(1)) < tasks_;) (*body_)(worker, t);
+    for (int i = 0; i < parts_; ++i) {
+      Block& b = blocks_[static_cast<std::size_t>((worker + i) % parts_)];
+      for (std::int64_t t; (t = b.next.fetch_add(1)) < b.end;) (*body_)(worker, t);
+    }
   }
 
   void prewake(int threads) {
@@ -80,6 +91,18 @@ class Pool {
   }
 
  private:
+  void split(std::int64_t tasks, int parts) {  // under mu_
+    if (parts > capacity_) {
+      blocks_ = std::make_unique<Block[]>(static_cast<std::size_t>(parts));
+      capacity_ = parts;
+    }
+    for (int b = 0; b < parts; ++b) {
+      blocks_[static_cast<std::size_t>(b)].next.store(tasks * b / parts, std::memory_order_relaxed);
+      blocks_[static_cast<std::size_t>(b)].end = tasks * (b + 1) / parts;
+    }
+    parts_ = parts;
+  }
+
   void start_threads(int helpers) {  // under mu_
     while (static_cast<int>(threads_.size()) < helpers) {
       int id = static_cast<int>(threads_.size()) + 1;
@@ -123,8 +146,13 @@ class Pool {
   std::condition_variable wake_, done_;
   std::vector<std::thread> threads_;
   const std::function<void(int, std::int64_t)>* body_ = nullptr;
-  std::int64_t tasks_ = 0;
-  std::atomic<std::int64_t> next_{0};
+  // One block of tasks per worker of the open job, each on its own cache line.
+  struct alignas(64) Block {
+    std::atomic<std::int64_t> next{0};
+    std::int64_t end = 0;
+  };
+  std::unique_ptr<Block[]> blocks_;
+  int capacity_ = 0, parts_ = 0;
   int helpers_ = 0, inside_ = 0;  // inside_: helpers working on the open job
   bool open_ = false;
   std::uint64_t generation_ = 0;

@@ -1,6 +1,6 @@
 // A fixed pool of worker threads for the CPU evaluator: one job at a time,
-// split into numbered tasks that the workers and the calling thread claim
-// from one counter, as numexpr's virtual machine hands out its blocks.
+// split into numbered tasks; each worker (the calling thread is one) runs a
+// contiguous block of them, then helps with what is left of the others'.
 //
 // std::thread rather than oneTBB: the evaluator needs exactly one flat
 // parallel loop over chunks with per-thread scratch, which is a counter, a

@@ -28,7 +28,7 @@ namespace cujit::cpu {
 namespace {
 
 enum Slot : int {
-#define VM(Id, arity, sleef, bound) k##Id,
+#define VM(Id, arity, sleef, bound, bound32) k##Id,
 #include "cpu/vector_math.def"
   kSlots
 };
@@ -71,8 +71,8 @@ Sleef open_sleef() {
   bool all = false;
   if (choice != "avx2" && __builtin_cpu_supports("avx512f")) {
     all = true;
-#define VM(Id, arity, sleef, bound)                                                       \
-  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f16_" #bound "avx512f");                     \
+#define VM(Id, arity, sleef, bound, bound32)                                              \
+  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f16_" #bound32 "avx512f");                   \
   s.f64[k##Id] = dlsym(lib, "Sleef_" #sleef "d8_" #bound "avx512f");                      \
   all = all && s.f32[k##Id] && s.f64[k##Id];
 #include "cpu/vector_math.def"
@@ -80,8 +80,8 @@ Sleef open_sleef() {
   }
   if (!all) {
     all = true;
-#define VM(Id, arity, sleef, bound)                                                       \
-  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f8_" #bound "avx2");                         \
+#define VM(Id, arity, sleef, bound, bound32)                                              \
+  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f8_" #bound32 "avx2");                       \
   s.f64[k##Id] = dlsym(lib, "Sleef_" #sleef "d4_" #bound "avx2");                         \
   all = all && s.f32[k##Id] && s.f64[k##Id];
 #include "cpu/vector_math.def"
@@ -293,64 +293,6 @@ CJ_AVX2 void pow_f32(const Instr& in, const Chunk& c) {
     for (std::size_t j = 0; j < 8; ++j) t[j] = j < r ? x[k + j] : 1.0f, u[j] = j < r ? z[k + j] : b0;
     _mm256_store_ps(t, one(_mm256_load_ps(t), _mm256_load_ps(u)));
     for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
-  }
-}
-
-// float32 tanh on AVX-512, hand-written: SLEEF's tanhf16_u10 keeps its
-// float32 accuracy with double-float arithmetic and measured 4-5 times slower
-// than NumPy's own loop per core. In double precision no such care is
-// needed: tanh |x| = 1 - 2 / (e^2|x| + 1), e^y by 2^k e^r (|r| <= ln2/2,
-// Taylor to degree 10, within 2^-40), the quotient by a 14-bit reciprocal
-// estimate and two Newton steps (within 2^-50); below 2^-10, where 1 - q
-// would cancel, |x| - |x|^3/3 + 2|x|^5/15. The relative error before the
-// one rounding to float is below 2^-38, so the result is the correctly
-// rounded tanh but for inputs that close to a rounding boundary: within the
-// 1 ulp SLEEF is held to. |x| is clamped to 10 (tanh is 1 in float from
-// 9.01), the sign is put back (tanh(-0) is -0), and NaN lanes return x.
-CJ_AVX512 inline __m512d tanh_abs_pd(__m512d a) {
-  a = _mm512_min_pd(a, _mm512_set1_pd(10.0));
-  const __m512d y = _mm512_add_pd(a, a);
-  const __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(y, _mm512_set1_pd(1.4426950408889634)),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(0.6931471805598903), y);  // ln2's high 42 bits: k ln2_hi exact
-  r = _mm512_fnmadd_pd(k, _mm512_set1_pd(5.497923018708371e-14), r);
-  // e^r = sum r^j / j!, j <= 10, by Horner's scheme.
-  __m512d p = _mm512_set1_pd(2.7557319223985893e-07);
-  const double c[] = {2.755731922398589e-06, 2.48015873015873e-05, 0.0001984126984126984, 0.001388888888888889,
-                      0.008333333333333333, 0.041666666666666664, 0.16666666666666666, 0.5, 1.0, 1.0};
-  for (double cj : c) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(cj));
-  const __m512d e1 = _mm512_add_pd(_mm512_scalef_pd(p, k), _mm512_set1_pd(1.0));  // e^y + 1 (scalef: p 2^k)
-  // q = 2 / (e^y + 1): a reciprocal estimate to 14 bits, two Newton steps.
-  __m512d q = _mm512_rcp14_pd(e1);
-  const __m512d one = _mm512_set1_pd(1.0);
-  q = _mm512_fmadd_pd(q, _mm512_fnmadd_pd(e1, q, one), q);
-  q = _mm512_fmadd_pd(q, _mm512_fnmadd_pd(e1, q, one), q);
-  const __m512d big = _mm512_fnmadd_pd(_mm512_set1_pd(2.0), q, one);
-  const __m512d a2 = _mm512_mul_pd(a, a);
-  const __m512d series = _mm512_fmadd_pd(
-      _mm512_mul_pd(a, a2), _mm512_fmadd_pd(a2, _mm512_set1_pd(2.0 / 15.0), _mm512_set1_pd(-1.0 / 3.0)), a);
-  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1p-10), _CMP_LT_OQ), big, series);
-}
-
-CJ_AVX512 inline __m512 tanh_ps(__m512 x) {
-  const __m512 a = _mm512_abs_ps(x);
-  const __m256 lo = _mm512_cvtpd_ps(tanh_abs_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(a))));
-  const __m256 hi = _mm512_cvtpd_ps(
-      tanh_abs_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)))));
-  __m512 t = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
-  const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN));
-  t = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(t), sign));
-  return _mm512_mask_add_ps(t, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
-}
-
-CJ_AVX512 void tanh_f32(const Instr& in, const Chunk& c) {
-  const float* x = static_cast<const float*>(c.reg[in.arg[0]]);
-  float* y = static_cast<float*>(c.reg[in.out]);
-  std::size_t k = 0;
-  for (; k + 16 <= c.n; k += 16) _mm512_storeu_ps(y + k, tanh_ps(_mm512_loadu_ps(x + k)));
-  if (const std::size_t r = c.n - k) {
-    const __mmask16 m = static_cast<__mmask16>((1u << r) - 1);
-    _mm512_mask_storeu_ps(y + k, m, tanh_ps(_mm512_maskz_loadu_ps(m, x + k)));
   }
 }
 
@@ -595,9 +537,6 @@ template <int S, int Arity, bool Pow> Loop loop_of(DType t) {
   }
   const bool f32 = t == DType::Float32;
   if (sleef().wide) {
-    if constexpr (S == kTanh) {
-      if (f32) return &tanh_f32;
-    }
     if constexpr (Arity == 1) return f32 ? &unary_wide<F32x16, S> : &unary_wide<F64x8, S>;
     else return f32 ? &binary_wide<F32x16, S, Pow> : &binary_wide<F64x8, S, Pow>;
   }
@@ -612,7 +551,7 @@ Loop vector_loop(Op id, DType t) {
   const Sleef& s = sleef();
   if (!s.in_use) return nullptr;
   switch (id) {
-#define VM(Id, arity, sleef, bound) \
+#define VM(Id, arity, sleef, bound, bound32) \
   case Op::Id: return loop_of<k##Id, arity, Op::Id == Op::Pow || Op::Id == Op::Power>(t);
 #include "cpu/vector_math.def"
     default: return nullptr;
