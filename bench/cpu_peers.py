@@ -154,6 +154,8 @@ def main():
     ap.add_argument("--before", help="a bench_cpu built from the previous evaluator: timed on the issue's programs at 1e7")
     ap.add_argument("--sizes", default="1e5,1e6,1e7,1e8")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=3,
+                    help="untimed interleaved calls of every system before each program's timed ones")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--only", help="comma-separated program names")
     ap.add_argument("--out", help="write the markdown table here")
@@ -201,6 +203,16 @@ def main():
                     raise RuntimeError(f"{pname} at n={n}: Numba's output differs from NumPy's")
                 nbytes = sum(data[k].nbytes for k in names.split(",")) + want.nbytes
                 reps = args.reps if n < 10**8 else max(3, args.reps // 2)
+                # Untimed calls first, interleaved as the timed ones: a process's
+                # first calls on a new output size page-fault while malloc settles
+                # on reusing its freed memory (seen: 8 calls of cujit at 10^6 after
+                # switching programs, 4-8x a settled call), which would otherwise
+                # fall on whichever system had not yet run that size.
+                for _ in range(args.warmup if n < 10**8 else min(args.warmup, 1)):
+                    cj.cmd(f"run {names} {prog}")
+                    ne.evaluate(nexpr, local_dict=local)
+                    npf(data)
+                    nbf(*nb_args)
                 r = results.setdefault((pname, n), {k: [] for k in ("cujit", "numexpr", "numpy", "numba", "triad", "before",
                                                                       "cujit cpu", "numexpr cpu", "numpy cpu")})
                 r["bytes"] = nbytes
@@ -251,7 +263,8 @@ def main():
         f"(VML {'on' if ne.use_vml else 'off'}), Numba {_nb.__version__}. Threads: {args.threads} for cujit, numexpr "
         f"and Numba (NumPy: 1). cujit's {loops}.",
         f"Load average (1 minute) {load_before[0]:.2f} at the start, {load_after[0]:.2f} at the end. The systems ran "
-        f"interleaved, back to back for each repetition ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8), "
+        f"interleaved, back to back for each repetition ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8, "
+        f"after {args.warmup} untimed ones, {min(args.warmup, 1)} at 1e8), "
         "so load affects all alike. Times are medians in milliseconds of one call, wall clock (cujit: "
         "cujit::evaluate, including check, planning and output allocation; numexpr: numexpr.evaluate; Numba: "
         "the parallel ufunc's call, allocating its output); ratios above 1 mean cujit is faster. "
