@@ -49,6 +49,10 @@ using cpu::Loop;
 // calling thread.
 constexpr std::int64_t kChunk = 4096;
 constexpr std::int64_t kChunkBytes = 8192;
+// Calls of this many elements wake the pool's threads as they begin, while
+// the outputs are allocated and the plan made: over 100 us even of the
+// cheapest program on two threads, so the helpers are sure to be used.
+constexpr std::int64_t kAnnounce = std::int64_t(1) << 18;
 constexpr std::size_t kMaxItem = 16;  // complex128
 
 // 16-bit floats compute in float32 and round once per operation, as NumPy's loops do.
@@ -703,7 +707,9 @@ std::vector<Output> evaluate_elementwise(const Program& p, const std::vector<Inp
   const std::int64_t count = std::max<std::int64_t>(0, checked_size(shape));
   int threads = options.threads > 0 ? options.threads : cpu_threads();
   threads = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, (count + kChunk - 1) / kChunk)));
-  prepare_parallel(threads);
+  // Only a large call wakes them ahead (a smaller one wakes them, if at all,
+  // once its first chunks show that they would help: thread_pool.hpp).
+  if (count >= kAnnounce) prepare_parallel(threads);
   std::vector<ArrayView> in_views;
   for (const Input& in : inputs) in_views.push_back(in.view);
   check_inout(p, in_views.data(), shape);
@@ -775,8 +781,12 @@ std::vector<Output> evaluate_elementwise(const Program& p, const std::vector<Inp
         failure = std::current_exception();
       }
     }
-    std::int64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (worker == 0 && options.progress) options.progress(d * chunk < total ? d * chunk : total, total);
+    // Counted only for a progress callback: a locked add per chunk waits for
+    // the chunk's stores to drain.
+    if (options.progress) {
+      std::int64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (worker == 0) options.progress(d * chunk < total ? d * chunk : total, total);
+    }
   });
   if (failure) std::rethrow_exception(failure);
   // Arrays updated through a copy (strided ones, or all where the program can
