@@ -251,7 +251,10 @@ struct Plan {
   std::vector<Instr> setup;  // constants, run once per thread over a whole chunk
   std::vector<Instr> body;   // run per chunk
   std::vector<std::size_t> buf_bytes;  // per buffer: bytes for one chunk
+  std::vector<std::size_t> buf_offset; // per buffer: where in a thread's scratch block
+  std::size_t scratch_bytes = 0;
   std::int64_t chunk = kChunk;         // elements of the largest chunk (fewer for a small call, or wide values)
+  std::int64_t setup_n = kChunk;       // elements of the constants computed (1 when no loop reads more)
   std::vector<std::unique_ptr<Walk>> walks;
   std::vector<std::unique_ptr<RawIndex>> raws;
 };
@@ -392,7 +395,10 @@ class Planner {
     const Param& q = p_.inputs[k];
     const ArrayView& v = in_[k].view;
     const std::size_t item = dtype_size(v.dtype);
-    auto walk = std::make_unique<Walk>();
+    // On the stack: most inputs are read in place or broadcast one element,
+    // and a call on 10^3 elements is a few microseconds.
+    Walk w;
+    Walk* walk = &w;
     walk->base = static_cast<const unsigned char*>(v.data);
     if (!q.weak && !q.raw) {
       const int shift = shape_.ndim - v.shape.ndim;
@@ -422,7 +428,7 @@ class Planner {
       plan_.regs[static_cast<std::size_t>(reg)].base = const_cast<unsigned char*>(walk->base);
       r = Val{reg, v.dtype, false};
     } else {
-      plan_.walks.push_back(std::move(walk));
+      plan_.walks.push_back(std::make_unique<Walk>(w));
       r = emit(gather_for(item), v.dtype, {}, plan_.walks.back().get(), Varies);
     }
     return input_val_[k] = r;
@@ -496,7 +502,7 @@ class Planner {
     DType want = compute_type(b.loop_result(e.op_type)), wrote = want;
     unsigned uniform = 0;  // constants hold one value in every element
     for (std::size_t j = 0; j < args.size(); ++j) uniform |= args[j].constant ? 1u << j : 0u;
-    Loop loop = cpu::op_loop(b, e.op_type, static_cast<int>(args.size()), wrote, uniform);
+    Loop loop = cpu::op_loop(b, e.op_type, static_cast<int>(args.size()), wrote, &uniform);
     if (!loop)
       fail(ErrorCode::Internal, "CPU evaluator has no {} loop for {} (a checked program should not get here)", b.name,
            dtype_name(e.op_type));
@@ -506,6 +512,7 @@ class Planner {
     if (args.size() == 1) r = emit(loop, want, {args[0]});
     else if (args.size() == 2) r = emit(loop, want, {args[0], args[1]});
     else r = emit(loop, want, {args[0], args[1], args[2]});
+    instrs_.back().one = uniform;
     return convert(r, e.type);
   }
 
@@ -539,8 +546,11 @@ class Planner {
   // once its register's last reader has run (never by that reader's own
   // output, so no loop writes over an operand it reads).
   void allocate() {
+    // Constants do not count: a literal is often wider (a weak float is
+    // float64 until converted) and is read as one value where it matters.
     std::int64_t widest = 1;
-    for (const Reg& g : plan_.regs) widest = std::max(widest, g.item);
+    for (const Reg& g : plan_.regs)
+      if (g.kind != Reg::Const) widest = std::max(widest, g.item);
     plan_.chunk = std::max<std::int64_t>(1, std::min(plan_.chunk, kChunkBytes / widest));
     std::vector<std::size_t> last(plan_.regs.size(), 0);
     std::vector<Instr> body;
@@ -548,6 +558,17 @@ class Planner {
       bool setup = in.out >= 0 && plan_.regs[static_cast<std::size_t>(in.out)].kind == Reg::Const;
       (setup ? plan_.setup : body).push_back(in);
     }
+    // When every loop that reads a constant reads only its first element, the
+    // constants are computed for one element, not a chunk's: filling and
+    // converting clip's two bounds over 2048 elements per thread was a tenth
+    // of a 10^5-element call.
+    plan_.setup_n = 1;
+    for (const Instr& in : body)
+      for (int j = 0; j < 3; ++j) {
+        const int a = in.arg[j];
+        if (a >= 0 && plan_.regs[static_cast<std::size_t>(a)].kind == Reg::Const && !(in.one >> j & 1u))
+          plan_.setup_n = plan_.chunk;
+      }
     for (std::size_t j = 0; j < body.size(); ++j)
       for (int a : body[j].arg)
         if (a >= 0) last[static_cast<std::size_t>(a)] = j;
@@ -559,7 +580,7 @@ class Planner {
       }
     }
     std::vector<int> free_bufs;
-    std::vector<std::vector<int>> release(body.size());
+    std::vector<std::size_t> release_at(plan_.regs.size(), body.size());  // per scratch register
     for (std::size_t j = 0; j < body.size(); ++j) {
       Instr& in = body[j];
       if (in.out >= 0) {
@@ -575,13 +596,18 @@ class Planner {
           std::size_t& bytes = plan_.buf_bytes[static_cast<std::size_t>(g.buf)];
           bytes = std::max(bytes, dtype_size(g.t) * static_cast<std::size_t>(plan_.chunk));
           // A value no one reads is freed after its own instruction.
-          std::size_t end = std::max(last[static_cast<std::size_t>(in.out)], j);
-          release[end].push_back(g.buf);
+          release_at[static_cast<std::size_t>(in.out)] = std::max(last[static_cast<std::size_t>(in.out)], j);
         }
       }
-      for (int b : release[j]) free_bufs.push_back(b);
+      for (std::size_t r = 0; r < release_at.size(); ++r)
+        if (release_at[r] == j) free_bufs.push_back(plan_.regs[r].buf);
     }
     plan_.body = std::move(body);
+    plan_.buf_offset.resize(plan_.buf_bytes.size());
+    for (std::size_t b = 0; b < plan_.buf_bytes.size(); ++b) {
+      plan_.buf_offset[b] = plan_.scratch_bytes;
+      plan_.scratch_bytes += (plan_.buf_bytes[b] + 63) / 64 * 64;
+    }
   }
 
   const Program& p_;
@@ -650,12 +676,7 @@ struct Frame {
   }
 
   void prepare(const Plan& plan) {
-    std::vector<std::size_t> offset(plan.buf_bytes.size());
-    std::size_t total = 0;
-    for (std::size_t b = 0; b < offset.size(); ++b) {
-      offset[b] = total;
-      total += (plan.buf_bytes[b] + 63) / 64 * 64;
-    }
+    const std::size_t total = plan.scratch_bytes;
     thread_local Scratch kept;
     unsigned char* block = kept.take(std::max<std::size_t>(total, 64));
     if (block) {
@@ -667,8 +688,8 @@ struct Frame {
     }
     reg.assign(plan.regs.size(), nullptr);
     for (std::size_t r = 0; r < plan.regs.size(); ++r)
-      if (plan.regs[r].buf >= 0) reg[r] = block + offset[static_cast<std::size_t>(plan.regs[r].buf)];
-    Chunk c{reg.data(), static_cast<std::size_t>(plan.chunk), 0};
+      if (plan.regs[r].buf >= 0) reg[r] = block + plan.buf_offset[static_cast<std::size_t>(plan.regs[r].buf)];
+    Chunk c{reg.data(), static_cast<std::size_t>(plan.setup_n), 0};
     for (const Instr& in : plan.setup) in.loop(in, c);
     ready = true;
   }

@@ -115,7 +115,9 @@ template <class F, class P, class... Tag> struct Loops<F, cj::complex<P>, Tag...
 };
 #undef CJ_LOOPS
 
-template <class F, class T, class... Tag> Loop pick(int arity, unsigned uniform, DType& result) {
+template <class F, class T, class... Tag> Loop pick(int arity, unsigned& uniform, DType& result) {
+  const unsigned given = uniform;
+  uniform = 0;
   if (arity == 1) {
     if constexpr (std::is_invocable_v<F, T, Tag...>) {
       result = dtype_of<std::invoke_result_t<F, T, Tag...>>();
@@ -124,12 +126,20 @@ template <class F, class T, class... Tag> Loop pick(int arity, unsigned uniform,
   } else if (arity == 2) {
     if constexpr (std::is_invocable_v<F, T, T, Tag...>) {
       result = dtype_of<std::invoke_result_t<F, T, T, Tag...>>();
-      return (uniform & 2) ? &Loops<F, T, Tag...>::two_u : &Loops<F, T, Tag...>::two;
+      if (given & 2) {
+        uniform = 2;
+        return &Loops<F, T, Tag...>::two_u;
+      }
+      return &Loops<F, T, Tag...>::two;
     }
   } else if (arity == 3) {
     if constexpr (std::is_invocable_v<F, T, T, T, Tag...>) {
       result = dtype_of<std::invoke_result_t<F, T, T, T, Tag...>>();
-      return (uniform & 6) == 6 ? &Loops<F, T, Tag...>::three_u : &Loops<F, T, Tag...>::three;
+      if ((given & 6) == 6) {
+        uniform = 6;
+        return &Loops<F, T, Tag...>::three_u;
+      }
+      return &Loops<F, T, Tag...>::three;
     }
   }
   return nullptr;
@@ -137,7 +147,7 @@ template <class F, class T, class... Tag> Loop pick(int arity, unsigned uniform,
 
 // Operations with loops of their own for 16-bit floats (flag h) get the tag.
 // (`tagged` is the flag, known at compile time, so no other row instantiates them.)
-template <class F, class T, bool tagged> Loop pick_for(DType op_type, int arity, unsigned uniform, DType& result) {
+template <class F, class T, bool tagged> Loop pick_for(DType op_type, int arity, unsigned& uniform, DType& result) {
   if constexpr (tagged && std::is_same_v<T, float>) {
     if (op_type == DType::Float16) return pick<F, T, cj::f16_tag>(arity, uniform, result);
     if (op_type == DType::BFloat16) return pick<F, T, cj::bf16_tag>(arity, uniform, result);
@@ -261,18 +271,19 @@ template <> void select_loop<U128>(const Instr& in, const Chunk& c) {
 }  // namespace
 
 // This target's loops (HWY_DYNAMIC_DISPATCH calls the best the CPU has).
-Loop TemplateLoop(const Builtin& b, DType op_type, int arity, unsigned uniform, DType* result) {
+Loop TemplateLoop(const Builtin& b, DType op_type, int arity, unsigned* uniform, DType* result) {
   DType ct = is_half(op_type) ? DType::Float32 : op_type;
   return visit_compute(ct, [&](auto tag) -> Loop {
     using T = decltype(tag);
     if (arity == 2)
       if (Loop d = divide_loop<T>(b.id)) {
         *result = op_type;
+        *uniform = 0;
         return d;
       }
     switch (b.id) {
 #define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl) \
-  case Op::Id: return pick_for<Fn##Id, T, has_flag(flags, 'h')>(op_type, arity, uniform, *result);
+  case Op::Id: return pick_for<Fn##Id, T, has_flag(flags, 'h')>(op_type, arity, *uniform, *result);
 #include "lang/ops.def"
       default: return nullptr;
     }
@@ -309,16 +320,18 @@ HWY_EXPORT(ConvertLoop);
 HWY_EXPORT(SelectLoop);
 HWY_EXPORT(TargetBit);
 
-Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned uniform) {
+Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned* uniform) {
   if (Loop v = vector_loop(b.id, op_type)) {
     result = op_type;
+    if (uniform) *uniform = 0;
     return v;
   }
   return template_loop(b, op_type, arity, result, uniform);
 }
 
-Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned uniform) {
-  return HWY_DYNAMIC_DISPATCH(TemplateLoop)(b, op_type, arity, uniform, &result);
+Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned* uniform) {
+  unsigned none = 0;
+  return HWY_DYNAMIC_DISPATCH(TemplateLoop)(b, op_type, arity, uniform ? uniform : &none, &result);
 }
 
 Loop convert_loop(DType from, DType to) { return HWY_DYNAMIC_DISPATCH(ConvertLoop)(from, to); }
