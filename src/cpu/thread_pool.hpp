@@ -30,7 +30,7 @@ void prepare_parallel(int threads);
 // task has run. When another job holds the pool (a concurrent call), the
 // caller runs all tasks itself. Without prepare_parallel first, the caller
 // starts alone and wakes the workers only when the tasks left would take it
-// more than about 50 us (waking one costs more than a short job's work).
+// more than about 150 us (waking one costs more than a short job's work).
 // `body` must not throw: it records failures itself (the evaluator keeps
 // the one of the lowest task).
 void parallel_tasks(std::int64_t tasks, int threads, const std::function<void(int worker, std::int64_t task)>& body);
