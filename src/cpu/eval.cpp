@@ -126,6 +126,8 @@ template <std::size_t S> void gather_loop(const Instr& in, const Chunk& c) {
       Bytes<S> v;
       std::memcpy(&v, src, S);
       for (std::size_t r = 0; r < run; ++r) y[k + r] = v;
+    } else if (step == static_cast<std::int64_t>(S)) {  // a contiguous run (a broadcast row): one copy
+      std::memcpy(&y[k], src, run * S);
     } else {
       for (std::size_t r = 0; r < run; ++r) std::memcpy(&y[k + r], src + static_cast<std::int64_t>(r) * step, S);
     }
