@@ -5,8 +5,8 @@
         [--reps 5] [--threads N] [--before OLD_BENCH_CPU] [--out bench/results/cpu_DATE.md] [--plot FILE.png]
 
 For each size the inputs are made once with NumPy (seeded), written as .npy to
-a temporary folder (in /dev/shm when there is one) and loaded once by the
-bench_cpu process, which keeps them in memory. Then, for every program and
+a temporary folder (in /dev/shm when there is one) and mapped by both this
+script and the bench_cpu process, so that every system reads the same pages. Then, for every program and
 repetition, cujit, numexpr and NumPy run back to back (interleaved), so a
 change of machine load hits all three alike; the table gives medians.
 cujit's time is one cujit::evaluate call (check, plan, output allocation,
@@ -31,6 +31,12 @@ import tempfile
 import time
 
 import math
+
+# Numba's OpenMP threads (libgomp) spin for milliseconds after each call by
+# default, holding a core through whatever the benchmark runs next (another
+# system's call, the triad); they sleep between calls, as cujit's and
+# numexpr's threads do, unless the caller says otherwise.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba
 import numexpr as ne
@@ -154,6 +160,8 @@ def main():
     ap.add_argument("--before", help="a bench_cpu built from the previous evaluator: timed on the issue's programs at 1e7")
     ap.add_argument("--sizes", default="1e5,1e6,1e7,1e8")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=3,
+                    help="untimed interleaved calls of every system before each program's timed ones")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--only", help="comma-separated program names")
     ap.add_argument("--out", help="write the markdown table here")
@@ -177,13 +185,19 @@ def main():
     try:
         for n in sizes:
             data = make_inputs(n, rng)
-            for name, arr in data.items():
+            # Every system reads the same physical pages: the script's arrays
+            # become maps of the files bench_cpu maps too, so no system finds
+            # its inputs colder than another's (bench_cpu's own copy was cold
+            # after every other system's call, which shared theirs).
+            paths = []
+            for name in list(data):
                 path = os.path.join(tmp, name + ".npy")
-                np.save(path, arr)
-                cj.cmd(f"load {name} {path}")
+                np.save(path, data[name])
+                paths.append(path)
+                data[name] = np.asarray(np.load(path, mmap_mode="r"))
+                cj.cmd(f"map {name} {path}")
                 if before and n == 10**7:
                     before.cmd(f"load {name} {path}")
-                os.unlink(path)
             for pname, prog, names, nexpr, npf in programs:
                 local = {k: data[k] for k in names.split(",")}
                 # Correctness once per size: cujit's output against NumPy's.
@@ -201,21 +215,45 @@ def main():
                     raise RuntimeError(f"{pname} at n={n}: Numba's output differs from NumPy's")
                 nbytes = sum(data[k].nbytes for k in names.split(",")) + want.nbytes
                 reps = args.reps if n < 10**8 else max(3, args.reps // 2)
+                # Untimed calls first, interleaved as the timed ones: a process's
+                # first calls on a new output size page-fault while malloc settles
+                # on reusing its freed memory (seen: 8 calls of cujit at 10^6 after
+                # switching programs, 4-8x a settled call), which would otherwise
+                # fall on whichever system had not yet run that size.
+                for _ in range(args.warmup if n < 10**8 else min(args.warmup, 1)):
+                    cj.cmd(f"run {names} {prog}")
+                    ne.evaluate(nexpr, local_dict=local)
+                    npf(data)
+                    nbf(*nb_args)
                 r = results.setdefault((pname, n), {k: [] for k in ("cujit", "numexpr", "numpy", "numba", "triad", "before",
                                                                       "cujit cpu", "numexpr cpu", "numpy cpu")})
                 r["bytes"] = nbytes
-                for _ in range(reps):
+                def run_cujit():
                     wall, cpu = map(float, cj.cmd(f"run {names} {prog}").split())
                     r["cujit"].append(wall)
                     r["cujit cpu"].append(cpu)
+
+                def run_numexpr():
                     wall, cpu = timed(lambda: ne.evaluate(nexpr, local_dict=local))
                     r["numexpr"].append(wall)
                     r["numexpr cpu"].append(cpu)
+
+                def run_numpy():
                     wall, cpu = timed(lambda: npf(data))
                     r["numpy"].append(wall)
                     r["numpy cpu"].append(cpu)
-                    wall, _ = timed(lambda: nbf(*nb_args))
-                    r["numba"].append(wall)
+
+                def run_numba():
+                    r["numba"].append(timed(lambda: nbf(*nb_args))[0])
+
+                systems = [run_cujit, run_numexpr, run_numpy, run_numba]
+                for rep in range(reps):
+                    # Each repetition starts with the next system: the one after
+                    # the triad finds its inputs evicted from the caches, the one
+                    # after a system reading the same inputs finds them there (at
+                    # 10^5 elements, 2-3x apart), so every system takes every place.
+                    for k in range(len(systems)):
+                        systems[(rep + k) % len(systems)]()
                     r["triad"].append(float(cj.cmd(f"triad {n}").split()[0]))
                     if before and n == 10**7 and pname in ISSUE_PROGRAMS:
                         r["before"].append(float(before.cmd(f"run {names} {prog}").split()[0]))
@@ -228,7 +266,9 @@ def main():
             cj.cmd("clear")
             if before:
                 before.cmd("clear")
-            del data
+            data = local = nb_args = None  # the maps go with the files
+            for path in paths:
+                os.unlink(path)
     finally:
         cj.close()
         if before:
@@ -251,8 +291,11 @@ def main():
         f"(VML {'on' if ne.use_vml else 'off'}), Numba {_nb.__version__}. Threads: {args.threads} for cujit, numexpr "
         f"and Numba (NumPy: 1). cujit's {loops}.",
         f"Load average (1 minute) {load_before[0]:.2f} at the start, {load_after[0]:.2f} at the end. The systems ran "
-        f"interleaved, back to back for each repetition ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8), "
-        "so load affects all alike. Times are medians in milliseconds of one call, wall clock (cujit: "
+        f"interleaved, back to back for each repetition, each repetition starting with the next system ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8, "
+        f"after {args.warmup} untimed ones, {min(args.warmup, 1)} at 1e8), "
+        "so load affects all alike; Numba's OpenMP threads ran with "
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')} (PASSIVE: they sleep between calls, as cujit's and "
+        "numexpr's do, rather than spin through the next system's call). Times are medians in milliseconds of one call, wall clock (cujit: "
         "cujit::evaluate, including check, planning and output allocation; numexpr: numexpr.evaluate; Numba: "
         "the parallel ufunc's call, allocating its output); ratios above 1 mean cujit is faster. "
         "Triad: a STREAM triad on float64 arrays of n elements in the same interleaving (24 bytes an element); "

@@ -35,6 +35,7 @@ struct Instr {
   int out = -1;                 // register written (-1: none, a check)
   int arg[3] = {-1, -1, -1};    // registers read
   const void* info = nullptr;   // loop-specific data, owned by the plan
+  unsigned one = 0;             // bit j: the loop reads only the first element of arg[j]
   alignas(16) unsigned char value[16] = {};  // a constant's bytes (fill loops)
 };
 
@@ -43,9 +44,12 @@ struct Instr {
 // round once per operation), or nullptr when it has none. `result` receives
 // the dtype the loop writes.
 // SLEEF's vector loop where vector_math.hpp has one, else template_loop.
-Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result);
+// `uniform`, when given: on entry bit j is set when every element of operand
+// j's register holds one value (a constant of the plan); on return, the
+// operands the chosen loop reads only the first element of.
+Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned* uniform = nullptr);
 // The loop calling the operation's template function, element by element.
-Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result);
+Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned* uniform = nullptr);
 
 // The loop converting `from` to `to` with the language's cast (templates/cast.cuh).
 Loop convert_loop(DType from, DType to);

@@ -61,7 +61,11 @@ template <class R> constexpr DType dtype_of() {
 
 // The loops over one chunk. Registers never alias within one instruction (the
 // evaluator gives an output a buffer none of its operands use), hence restrict,
-// which lets the compiler vectorize them.
+// which lets the compiler vectorize them. two_u and three_u take their last
+// operands (a literal, a scalar: `x*y + 5`, `x > 0.5`, `clip(x, 0.5, 1.5)`) as
+// one value, which the planner knows every element of their registers holds:
+// one stream read instead of two or three, and the operand's tests (clip's
+// NaN checks of its bounds) hoisted out of the loop.
 #define CJ_LOOPS(ATTR)                                                                  \
   ATTR static void one(const Instr& in, const Chunk& c) {                               \
     using R = std::invoke_result_t<F, T, Tag...>;                                       \
@@ -83,6 +87,21 @@ template <class R> constexpr DType dtype_of() {
     const T* __restrict w = static_cast<const T*>(c.reg[in.arg[2]]);                    \
     R* __restrict y = static_cast<R*>(c.reg[in.out]);                                   \
     for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], z[k], w[k], Tag{}...);       \
+  }                                                                                     \
+  ATTR static void two_u(const Instr& in, const Chunk& c) {                             \
+    using R = std::invoke_result_t<F, T, T, Tag...>;                                    \
+    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);                    \
+    const T z = *static_cast<const T*>(c.reg[in.arg[1]]);                              \
+    R* __restrict y = static_cast<R*>(c.reg[in.out]);                                   \
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], z, Tag{}...);                \
+  }                                                                                     \
+  ATTR static void three_u(const Instr& in, const Chunk& c) {                           \
+    using R = std::invoke_result_t<F, T, T, T, Tag...>;                                 \
+    const T* __restrict x = static_cast<const T*>(c.reg[in.arg[0]]);                    \
+    const T z = *static_cast<const T*>(c.reg[in.arg[1]]);                              \
+    const T w = *static_cast<const T*>(c.reg[in.arg[2]]);                              \
+    R* __restrict y = static_cast<R*>(c.reg[in.out]);                                   \
+    for (std::size_t k = 0; k < c.n; ++k) y[k] = F{}(x[k], z, w, Tag{}...);             \
   }
 template <class F, class T, class... Tag> struct Loops {
   CJ_LOOPS()
@@ -96,7 +115,9 @@ template <class F, class P, class... Tag> struct Loops<F, cj::complex<P>, Tag...
 };
 #undef CJ_LOOPS
 
-template <class F, class T, class... Tag> Loop pick(int arity, DType& result) {
+template <class F, class T, class... Tag> Loop pick(int arity, unsigned& uniform, DType& result) {
+  const unsigned given = uniform;
+  uniform = 0;
   if (arity == 1) {
     if constexpr (std::is_invocable_v<F, T, Tag...>) {
       result = dtype_of<std::invoke_result_t<F, T, Tag...>>();
@@ -105,11 +126,19 @@ template <class F, class T, class... Tag> Loop pick(int arity, DType& result) {
   } else if (arity == 2) {
     if constexpr (std::is_invocable_v<F, T, T, Tag...>) {
       result = dtype_of<std::invoke_result_t<F, T, T, Tag...>>();
+      if (given & 2) {
+        uniform = 2;
+        return &Loops<F, T, Tag...>::two_u;
+      }
       return &Loops<F, T, Tag...>::two;
     }
   } else if (arity == 3) {
     if constexpr (std::is_invocable_v<F, T, T, T, Tag...>) {
       result = dtype_of<std::invoke_result_t<F, T, T, T, Tag...>>();
+      if ((given & 6) == 6) {
+        uniform = 6;
+        return &Loops<F, T, Tag...>::three_u;
+      }
       return &Loops<F, T, Tag...>::three;
     }
   }
@@ -118,12 +147,12 @@ template <class F, class T, class... Tag> Loop pick(int arity, DType& result) {
 
 // Operations with loops of their own for 16-bit floats (flag h) get the tag.
 // (`tagged` is the flag, known at compile time, so no other row instantiates them.)
-template <class F, class T, bool tagged> Loop pick_for(DType op_type, int arity, DType& result) {
+template <class F, class T, bool tagged> Loop pick_for(DType op_type, int arity, unsigned& uniform, DType& result) {
   if constexpr (tagged && std::is_same_v<T, float>) {
-    if (op_type == DType::Float16) return pick<F, T, cj::f16_tag>(arity, result);
-    if (op_type == DType::BFloat16) return pick<F, T, cj::bf16_tag>(arity, result);
+    if (op_type == DType::Float16) return pick<F, T, cj::f16_tag>(arity, uniform, result);
+    if (op_type == DType::BFloat16) return pick<F, T, cj::bf16_tag>(arity, uniform, result);
   }
-  return pick<F, T>(arity, result);
+  return pick<F, T>(arity, uniform, result);
 }
 
 constexpr bool has_flag(std::string_view flags, char f) { return flags.find(f) != std::string_view::npos; }
@@ -242,18 +271,19 @@ template <> void select_loop<U128>(const Instr& in, const Chunk& c) {
 }  // namespace
 
 // This target's loops (HWY_DYNAMIC_DISPATCH calls the best the CPU has).
-Loop TemplateLoop(const Builtin& b, DType op_type, int arity, DType* result) {
+Loop TemplateLoop(const Builtin& b, DType op_type, int arity, unsigned* uniform, DType* result) {
   DType ct = is_half(op_type) ? DType::Float32 : op_type;
   return visit_compute(ct, [&](auto tag) -> Loop {
     using T = decltype(tag);
     if (arity == 2)
       if (Loop d = divide_loop<T>(b.id)) {
         *result = op_type;
+        *uniform = 0;
         return d;
       }
     switch (b.id) {
 #define OP(Id, spelling, alias1, alias2, min_args, max_args, loops, special, flags, impl) \
-  case Op::Id: return pick_for<Fn##Id, T, has_flag(flags, 'h')>(op_type, arity, *result);
+  case Op::Id: return pick_for<Fn##Id, T, has_flag(flags, 'h')>(op_type, arity, *uniform, *result);
 #include "lang/ops.def"
       default: return nullptr;
     }
@@ -290,16 +320,18 @@ HWY_EXPORT(ConvertLoop);
 HWY_EXPORT(SelectLoop);
 HWY_EXPORT(TargetBit);
 
-Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result) {
+Loop op_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned* uniform) {
   if (Loop v = vector_loop(b.id, op_type)) {
     result = op_type;
+    if (uniform) *uniform = 0;
     return v;
   }
-  return template_loop(b, op_type, arity, result);
+  return template_loop(b, op_type, arity, result, uniform);
 }
 
-Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result) {
-  return HWY_DYNAMIC_DISPATCH(TemplateLoop)(b, op_type, arity, &result);
+Loop template_loop(const Builtin& b, DType op_type, int arity, DType& result, unsigned* uniform) {
+  unsigned none = 0;
+  return HWY_DYNAMIC_DISPATCH(TemplateLoop)(b, op_type, arity, uniform ? uniform : &none, &result);
 }
 
 Loop convert_loop(DType from, DType to) { return HWY_DYNAMIC_DISPATCH(ConvertLoop)(from, to); }

@@ -1,6 +1,6 @@
 // A fixed pool of worker threads for the CPU evaluator: one job at a time,
-// split into numbered tasks that the workers and the calling thread claim
-// from one counter, as numexpr's virtual machine hands out its blocks.
+// split into numbered tasks; each worker (the calling thread is one) runs a
+// contiguous block of them, then helps with what is left of the others'.
 //
 // std::thread rather than oneTBB: the evaluator needs exactly one flat
 // parallel loop over chunks with per-thread scratch, which is a counter, a
@@ -28,8 +28,11 @@ void prepare_parallel(int threads);
 // threads (the caller included); `worker` is in [0, threads) and no two
 // threads share one, so it indexes per-thread scratch. Returns when every
 // task has run. When another job holds the pool (a concurrent call), the
-// caller runs all tasks itself. `body` must not throw: it records failures
-// itself (the evaluator keeps the one of the lowest task).
+// caller runs all tasks itself. Without prepare_parallel first, the caller
+// starts alone and wakes the workers only when the tasks left would take it
+// more than about 150 us (waking one costs more than a short job's work).
+// `body` must not throw: it records failures itself (the evaluator keeps
+// the one of the lowest task).
 void parallel_tasks(std::int64_t tasks, int threads, const std::function<void(int worker, std::int64_t task)>& body);
 
 }  // namespace cujit

@@ -28,7 +28,7 @@ namespace cujit::cpu {
 namespace {
 
 enum Slot : int {
-#define VM(Id, arity, sleef, bound) k##Id,
+#define VM(Id, arity, sleef, bound, bound32) k##Id,
 #include "cpu/vector_math.def"
   kSlots
 };
@@ -71,8 +71,8 @@ Sleef open_sleef() {
   bool all = false;
   if (choice != "avx2" && __builtin_cpu_supports("avx512f")) {
     all = true;
-#define VM(Id, arity, sleef, bound)                                                       \
-  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f16_" #bound "avx512f");                     \
+#define VM(Id, arity, sleef, bound, bound32)                                              \
+  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f16_" #bound32 "avx512f");                   \
   s.f64[k##Id] = dlsym(lib, "Sleef_" #sleef "d8_" #bound "avx512f");                      \
   all = all && s.f32[k##Id] && s.f64[k##Id];
 #include "cpu/vector_math.def"
@@ -80,8 +80,8 @@ Sleef open_sleef() {
   }
   if (!all) {
     all = true;
-#define VM(Id, arity, sleef, bound)                                                       \
-  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f8_" #bound "avx2");                         \
+#define VM(Id, arity, sleef, bound, bound32)                                              \
+  s.f32[k##Id] = dlsym(lib, "Sleef_" #sleef "f8_" #bound32 "avx2");                       \
   s.f64[k##Id] = dlsym(lib, "Sleef_" #sleef "d4_" #bound "avx2");                         \
   all = all && s.f32[k##Id] && s.f64[k##Id];
 #include "cpu/vector_math.def"
@@ -296,51 +296,47 @@ CJ_AVX2 void pow_f32(const Instr& in, const Chunk& c) {
   }
 }
 
-// float32 tanh on AVX-512, hand-written: SLEEF's tanhf16_u10 keeps its
-// float32 accuracy with double-float arithmetic and measured 4-5 times slower
-// than NumPy's own loop per core. In double precision no such care is
-// needed: tanh |x| = 1 - 2 / (e^2|x| + 1), e^y by 2^k e^r (|r| <= ln2/2,
-// Taylor to degree 10, within 2^-40), the quotient by a 14-bit reciprocal
-// estimate and two Newton steps (within 2^-50); below 2^-10, where 1 - q
-// would cancel, |x| - |x|^3/3 + 2|x|^5/15. The relative error before the
-// one rounding to float is below 2^-38, so the result is the correctly
-// rounded tanh but for inputs that close to a rounding boundary: within the
-// 1 ulp SLEEF is held to. |x| is clamped to 10 (tanh is 1 in float from
-// 9.01), the sign is put back (tanh(-0) is -0), and NaN lanes return x.
-CJ_AVX512 inline __m512d tanh_abs_pd(__m512d a) {
-  a = _mm512_min_pd(a, _mm512_set1_pd(10.0));
-  const __m512d y = _mm512_add_pd(a, a);
-  const __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(y, _mm512_set1_pd(1.4426950408889634)),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(0.6931471805598903), y);  // ln2's high 42 bits: k ln2_hi exact
-  r = _mm512_fnmadd_pd(k, _mm512_set1_pd(5.497923018708371e-14), r);
-  // e^r = sum r^j / j!, j <= 10, by Horner's scheme.
-  __m512d p = _mm512_set1_pd(2.7557319223985893e-07);
-  const double c[] = {2.755731922398589e-06, 2.48015873015873e-05, 0.0001984126984126984, 0.001388888888888889,
-                      0.008333333333333333, 0.041666666666666664, 0.16666666666666666, 0.5, 1.0, 1.0};
-  for (double cj : c) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(cj));
-  const __m512d e1 = _mm512_add_pd(_mm512_scalef_pd(p, k), _mm512_set1_pd(1.0));  // e^y + 1 (scalef: p 2^k)
-  // q = 2 / (e^y + 1): a reciprocal estimate to 14 bits, two Newton steps.
-  __m512d q = _mm512_rcp14_pd(e1);
-  const __m512d one = _mm512_set1_pd(1.0);
-  q = _mm512_fmadd_pd(q, _mm512_fnmadd_pd(e1, q, one), q);
-  q = _mm512_fmadd_pd(q, _mm512_fnmadd_pd(e1, q, one), q);
-  const __m512d big = _mm512_fnmadd_pd(_mm512_set1_pd(2.0), q, one);
-  const __m512d a2 = _mm512_mul_pd(a, a);
-  const __m512d series = _mm512_fmadd_pd(
-      _mm512_mul_pd(a, a2), _mm512_fmadd_pd(a2, _mm512_set1_pd(2.0 / 15.0), _mm512_set1_pd(-1.0 / 3.0)), a);
-  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1p-10), _CMP_LT_OQ), big, series);
-}
-
+// float32 tanh on AVX-512, hand-written in float32 arithmetic: SLEEF's
+// tanhf16_u10 measured 4 times slower per element than NumPy's own loop, its
+// u35 1.5 times. Below |x| = 0.8, |x| + |x|^3 Q(x^2), Q of degree 5 (fitted
+// to tanh's relative error, within 4e-9 of it); above, 1 - 2 / (e^2|x| + 1),
+// e^y = 2^n 2^f (f = y log2(e) - n by a two-part log2(e), 2^f of degree 6,
+// within 2e-9). |x| is clamped to 9.5 (tanh is 1 in float from 9.01), the
+// sign is put back (tanh(-0) is -0) and NaN lanes return x. Checked on every
+// float: within 1.08 ulp of the exact value (correctly rounded but for 0.13%
+// of them), where SLEEF's u35 is within 3.5 (tests/unit/test_vector_math.cpp
+// checks a sample).
 CJ_AVX512 inline __m512 tanh_ps(__m512 x) {
   const __m512 a = _mm512_abs_ps(x);
-  const __m256 lo = _mm512_cvtpd_ps(tanh_abs_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(a))));
-  const __m256 hi = _mm512_cvtpd_ps(
-      tanh_abs_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)))));
-  __m512 t = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+  const __m512 t = _mm512_mul_ps(a, a);
+  __m512 q = _mm512_set1_ps(0.0015773912493822705f);
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(-0.007395306700473436f));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(0.021292654260558756f));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(-0.05384888700115779f));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(0.13332169894306778f));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(-0.33333294791942397f));
+  const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(a, t), q, a);
+  // min(9.5, a): a NaN lane stays NaN (the second operand is returned).
+  const __m512 c = _mm512_min_ps(_mm512_set1_ps(9.5f), a);
+  const __m512 y = _mm512_add_ps(c, c);
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(y, _mm512_set1_ps(1.44269504f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // log2(e) = 0x1.715476p0 + 1.9259630e-8: y log2(e) - n with one rounding of the large part.
+  const __m512 f = _mm512_fmadd_ps(y, _mm512_set1_ps(1.925963033500011e-08f),
+                                   _mm512_fmsub_ps(y, _mm512_set1_ps(1.44269502162933349609375f), n));
+  __m512 p = _mm512_set1_ps(0.00015337576833731418f);
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.0013399860363175482f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.009618519534349057f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.055503289975175535f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.24022646608713946f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.6931472056005102f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0000000005920204f));
+  const __m512 e1 = _mm512_add_ps(_mm512_scalef_ps(p, n), _mm512_set1_ps(1.0f));
+  const __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f), _mm512_div_ps(_mm512_set1_ps(2.0f), e1));
+  const __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(0.8f), _CMP_LT_OQ), big, small);
   const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN));
-  t = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(t), sign));
-  return _mm512_mask_add_ps(t, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+  const __m512 s = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign));
+  return _mm512_mask_mov_ps(s, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
 }
 
 CJ_AVX512 void tanh_f32(const Instr& in, const Chunk& c) {
@@ -356,7 +352,7 @@ CJ_AVX512 void tanh_f32(const Instr& in, const Chunk& c) {
 
 // The float32 power on AVX-512: pow_pd, pow_ps_fixed and pow_f32 above with
 // eight double lanes (the same operations in the same order, so the same
-// results; 2^k by scalef).
+// results; 2^k by scalef), but for the square root of a half-integer power.
 CJ_AVX512 inline __m512d pow_pd(__m512d a, __m512d b) {
   const __m512i bits = _mm512_castpd_si512(a);
   const __m512d two52 = _mm512_set1_pd(0x1p52);
@@ -417,20 +413,36 @@ CJ_AVX512 inline __m512 join_ps(__m512d lo, __m512d hi) {
                                              _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
 }
 
-CJ_AVX512 inline bool pow_ps_fixed(__m512 a, float b0, __m512& r) {
-  const bool whole = __builtin_truncf(b0) == b0;
-  if (!whole) {
-    const __mmask16 plain = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_GT_OQ) &
-                            _mm512_cmp_ps_mask(a, _mm512_set1_ps(__builtin_inff()), _CMP_LT_OQ);
-    if (plain != 0xffff) return false;
+// x ** (n + 1/2) on AVX-512: x^n times sqrt(x), the square root from
+// float32's correctly rounded one s, a 16-lane instruction, and one Newton
+// step in double: sqrt(x) = s + (x - s^2) / 2s to within 2^-49 (x - s^2 is
+// exact by a fused multiply-add; 1/s by a 14-bit estimate and a Newton step).
+// Two 8-lane double square roots cost the divider 24-32 cycles per 16 floats,
+// most of `x**1.5 + y`'s time; results can differ from the AVX2 loop's (which
+// takes the double square root) for inputs within 2^-48 of a rounding boundary.
+CJ_AVX512 inline __m512d sqrt_refined(__m512d x, __m512d s) {
+  const __m512d one = _mm512_set1_pd(1.0);
+  const __m512d e = _mm512_fnmadd_pd(s, s, x);
+  __m512d r = _mm512_rcp14_pd(s);
+  r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(s, r, one), r);
+  return _mm512_fmadd_pd(_mm512_mul_pd(e, r), _mm512_set1_pd(0.5), s);
+}
+
+// x ** b0 for a constant b0 = n or n + 1/2 (`whole` says which); false
+// (nothing done) for a half-integer power of a vector with a lane that is not
+// positive and finite.
+CJ_AVX512 inline bool pow_ps_fixed(__m512 a, int n, bool whole, __m512& r) {
+  if (whole) {
+    r = join_ps(ipow_pd(lo_pd(a), n), ipow_pd(hi_pd(a), n));
+    return true;
   }
-  const int n = static_cast<int>(__builtin_floorf(b0));
-  auto half = [&](__m512d x) CJ_AVX512 {
-    __m512d v = ipow_pd(x, n);
-    if (!whole) v = _mm512_mul_pd(v, _mm512_sqrt_pd(x));
-    return v;
-  };
-  r = join_ps(half(lo_pd(a)), half(hi_pd(a)));
+  const __mmask16 plain = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_GT_OQ) &
+                          _mm512_cmp_ps_mask(a, _mm512_set1_ps(__builtin_inff()), _CMP_LT_OQ);
+  if (plain != 0xffff) return false;
+  const __m512 s = _mm512_sqrt_ps(a);
+  const __m512d xl = lo_pd(a), xh = hi_pd(a);
+  r = join_ps(_mm512_mul_pd(ipow_pd(xl, n), sqrt_refined(xl, lo_pd(s))),
+              _mm512_mul_pd(ipow_pd(xh, n), sqrt_refined(xh, hi_pd(s))));
   return true;
 }
 
@@ -458,9 +470,13 @@ CJ_AVX512 void pow_f32_wide(const Instr& in, const Chunk& c) {
   if (c.n == 0) return;
   const bool fixed = pow_exponent_fixed(z, c.n);
   const float b0 = z[0];
+  // The exponent's analysis once per chunk, not per vector (the lambda is
+  // not inlined: pow_ps_general is large).
+  const bool whole = __builtin_truncf(b0) == b0;
+  const int n = static_cast<int>(__builtin_floorf(b0));
   auto one = [&](__m512 a, __m512 b) CJ_AVX512 {
     __m512 r;
-    if (!fixed || !pow_ps_fixed(a, b0, r)) r = pow_ps_general(a, b);
+    if (!fixed || !pow_ps_fixed(a, n, whole, r)) r = pow_ps_general(a, b);
     return pow_exact(a, b, r);
   };
   std::size_t k = 0;
@@ -612,7 +628,7 @@ Loop vector_loop(Op id, DType t) {
   const Sleef& s = sleef();
   if (!s.in_use) return nullptr;
   switch (id) {
-#define VM(Id, arity, sleef, bound) \
+#define VM(Id, arity, sleef, bound, bound32) \
   case Op::Id: return loop_of<k##Id, arity, Op::Id == Op::Pow || Op::Id == Op::Power>(t);
 #include "cpu/vector_math.def"
     default: return nullptr;

@@ -1,6 +1,7 @@
 // SLEEF's vector math for the CPU evaluator's float32 and float64 loops of
 // the operations vector_math.def lists: eight float32 (four float64) elements
-// per call, each within 1.0 ulp of the exact result (hypot 0.5), where the C
+// per call, each within 1.0 ulp of the exact result (hypot 0.5; float32
+// sin, cos, tanh, log and arctan2 3.5: vector_math.def says why), where the C
 // library's scalar functions take one element per call. numexpr gets the same
 // from Intel's VML and NumPy from its own SIMD loops; without it the CPU path
 // spends most of its time in scalar libm on programs such as tanh(x) or x**y.
@@ -11,7 +12,7 @@
 // and a CPU with AVX2 and FMA. Otherwise, or with CUJIT_CPU_MATH=libm, every
 // operation calls its template function, the C library's scalar function.
 // Either way results are within the language's accuracy contract; the last
-// ulp of these functions can differ between the two (as NumPy's own SIMD
+// ulp (those float32 functions: the last few) can differ between the two (as NumPy's own SIMD
 // loops differ from the C library's).
 #pragma once
 #include <string>
