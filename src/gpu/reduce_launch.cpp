@@ -112,7 +112,7 @@ std::size_t acc_size(const ReduceSpec& s, bool index32) {
   const std::size_t v = s.value == DType::Float16 || s.value == DType::BFloat16 ? 4 : dtype_size(s.value);
   switch (s.op) {
     case ReduceOp::ArgMin:
-    case ReduceOp::ArgMax: return index32 && v <= 4 ? 8 : 16;
+    case ReduceOp::ArgMax: return index32 ? 8 : 16;  // index32: values of 4 bytes or less
     case ReduceOp::Any:
     case ReduceOp::All: return 1;
     case ReduceOp::Var:
@@ -572,8 +572,8 @@ void ReduceKernels::launch(int device, const ReduceSpec& spec, const ReduceShape
     // One row in one to four rounds of the blocks that fit on the GPU, of an
     // exact operation: as many chunks as whole rounds (fewer, longer ones, of
     // whole block steps), so that no last round runs with the GPU part idle.
-    // argmax of 2^28 float64 in 2048 chunks, 660 blocks resident: 1.06x
-    // faster in 1980 (H200). The bits stay the shape's: an exact result does
+    // argmax of 2^28 float64, 2048 chunks with 660 blocks resident: 1.10x
+    // faster in whole rounds (H200, bench/results/reductions_h200/ab_index32_rounds.md). The bits stay the shape's: an exact result does
     // not depend on the chunks.
     const long long rounds = cdiv(splits, static_cast<long long>(g));
     if (rows == 1 && rounds > 1 && rounds <= 4 && exact_combine(spec)) {
