@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "catch.hpp"
 #include "lang/check.hpp"
@@ -571,6 +572,66 @@ TEST_CASE("ElementwiseKernel: host arrays (CPU evaluator) and device arrays agre
   CHECK(std::memcmp(host["pos"].data(), gpu["pos"].to_host().data(), 1000) == 0);
   auto outs = evaluate("out = x * 2.5", {{"x", dev(hx)}});
   CHECK(outs["out"].device() == Device::cuda(0));
+}
+
+// bfloat16 rounds by PTX's cvt on sm_80+ and on the bits before (and on the
+// host): the same bits for every float32, ties, subnormals, overflow to
+// infinity and NaNs (sign and top payload kept, made quiet) included.
+TEST_CASE("bfloat16 rounding by the GPU's cvt gives the CPU evaluator's bits", "[gpu][elementwise]") {
+  std::mt19937_64 rng(run_seed());
+  const std::int64_t n = (1 << 16) + 7;  // a tail past the last whole vector too
+  HostArray f(DType::Float32, {n}), x(DType::BFloat16, {n}), y(DType::BFloat16, {n});
+  auto* fb = static_cast<std::uint32_t*>(f.data());
+  auto* xb = static_cast<std::uint16_t*>(x.data());
+  auto* yb = static_cast<std::uint16_t*>(y.data());
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::uint32_t w = static_cast<std::uint32_t>(rng());
+    switch (rng() % 8) {
+      case 0: w = (w & 0xffff0000u) | 0x8000u; break;            // a tie
+      case 1: w &= 0x807fffffu; break;                           // subnormal
+      case 2: w = (w & 0x80000000u) | 0x7f7f0000u | (w & 0xffffu); break;  // near the largest: may overflow
+      case 3: if (rng() % 4 == 0) w |= 0x7f800000u; break;       // a NaN or infinity now and then
+      default: break;
+    }
+    fb[k] = w;
+    auto half = [&] {
+      std::uint16_t h = static_cast<std::uint16_t>(rng() & 0xffff);
+      if ((h & 0x7f80) == 0x7f80 && rng() % 8) h &= 0xbfff;  // mostly finite
+      return h;
+    };
+    xb[k] = half(), yb[k] = half();
+  }
+  // With a float32 parameter the vectors hold 4 lanes, without it 8.
+  // (program, reads f, NaN bits exact): a NaN that arithmetic makes from a
+  // NaN operand is the GPU's canonical one and the host's first operand, so
+  // there any NaN matches any NaN; conversions and sign operations keep bits.
+  const std::tuple<const char*, bool, bool> progs[] = {
+      {"z = bfloat16(f)", true, true}, {"z = bfloat16(f*f) - x", true, false}, {"z = x*0.5 + y", false, false},
+      {"z = x*y - x", false, false},   {"z = -x", false, true},                 {"z = copysign(x, y)", false, true},
+      {"z = bfloat16(float32(x) / 3)", false, false}};
+  for (const auto& [prog, reads_f, exact_nan] : progs) {
+    INFO(prog);
+    Array z = poisoned(DType::BFloat16, {n});
+    if (reads_f) {
+      ElementwiseKernel k("float32 f, bfloat16 x", "bfloat16 z", prog, "bf16bits");
+      k(dev(f), dev(x), z);
+    } else {
+      ElementwiseKernel k("bfloat16 x, bfloat16 y", "bfloat16 z", prog, "bf16bits");
+      k(dev(x), dev(y), z);
+    }
+    const HostArray want = reads_f ? cpu(prog, {{"f", f.view()}, {"x", x.view()}})
+                                   : cpu(prog, {{"x", x.view()}, {"y", y.view()}});
+    const Array got = z.to_host();
+    const auto* g = static_cast<const std::uint16_t*>(got.data());
+    const auto* w = static_cast<const std::uint16_t*>(want.data());
+    std::int64_t bad = 0, first = -1;
+    auto nan = [](std::uint16_t h) { return (h & 0x7fff) > 0x7f80; };
+    for (std::int64_t q = 0; q < n; ++q)
+      if (g[q] != w[q] && (exact_nan || !nan(g[q]) || !nan(w[q]))) bad++, first = first < 0 ? q : first;
+    INFO("first differing element " << first << ": got 0x" << std::hex << (first >= 0 ? g[first] : 0) << ", want 0x"
+                                    << (first >= 0 ? w[first] : 0));
+    CHECK(bad == 0);
+  }
 }
 
 // The contiguous vector kernel converts float16 a 16-byte vector at a time

@@ -26,10 +26,12 @@ void output(KernelParts& k, const Var& v, Access) {
   if (k.l.vec == 1) return;
   k.vload.push_back(vec_type(v.dtype, k.l.vec) + " " + vec + ";");
   k.velem.push_back(ctype(v.dtype) + " " + val + ";");
-  if (v.dtype == DType::Float16) {  // rounded a vector at a time (half.cuh's f2h_vec: one NaN test per vector)
+  if (v.dtype == DType::Float16 || v.dtype == DType::BFloat16) {
+    // rounded a vector at a time (half.cuh's f2h_vec/f2b_vec: one NaN test per vector)
     k.vload.push_back("float cjo_" + v.name + "[" + std::to_string(k.l.vec) + "];");
     k.vstore_elem.push_back("cjo_" + v.name + "[cj_j] = " + val + ";");
-    k.vstore.push_back("cj::f2h_vec(cjo_" + v.name + ", " + vec + ");");
+    k.vstore.push_back(std::string(v.dtype == DType::Float16 ? "cj::f2h_vec(" : "cj::f2b_vec(") + "cjo_" + v.name +
+                       ", " + vec + ");");
   } else {
     k.vstore_elem.push_back(vec + ".v[cj_j] = " + k.store_value(v.dtype, val) + ";");
   }
