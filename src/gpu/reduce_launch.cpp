@@ -148,7 +148,13 @@ std::string common_functions(const std::vector<ReduceInput>& inputs, const std::
 // Loads VEC elements of every input at flat index cj_k into arrays cj_v<i>:
 // one aligned vector each, or VEC scalar loads (the same elements, in the same
 // accumulators: only the instructions differ, never the bits).
-std::string load_block(const std::vector<ReduceInput>& inputs, int vec, bool vector_loads) {
+// A float16 input whose NaN bits the map may see is converted a vector at a
+// time into cj_f<i> (half.cuh's h2f_vec: one NaN test per vector, not h2f's
+// per element, which held the float16 dot to 0.75-0.85 of the memory's speed:
+// bench/results/reductions_h200/ncu_misses_0809764_h200.txt).
+bool vector_h2f(DType t, bool nan_bits) { return t == DType::Float16 && nan_bits; }
+
+std::string load_block(const std::vector<ReduceInput>& inputs, int vec, bool vector_loads, bool nan_bits) {
   std::string s;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::string t = storage_type(inputs[i].dtype);
@@ -161,13 +167,17 @@ std::string load_block(const std::vector<ReduceInput>& inputs, int vec, bool vec
     else
       s += fmt::format("  cj::vec<{0}, {1}, {2}> cj_v{3};\n#pragma unroll\n  for (int cj_e = 0; cj_e < {1}; ++cj_e) cj_v{3}.v[cj_e] = in.p{3}[cj_k + cj_e];\n",
                        t, n, align, i);
+    if (vector_h2f(inputs[i].dtype, nan_bits))
+      s += fmt::format("  float cj_f{0}[{1}];\n  cj::h2f_vec(cj_v{0}, cj_f{0});\n", i, n);
   }
   return s;
 }
 std::string map_call(const std::vector<ReduceInput>& inputs, const char* at, bool nan_bits) {
   std::string s = "cj_map(";
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    s += (i ? ", " : "") + load_expr(inputs[i].dtype, fmt::format("cj_v{}.v[{}]", i, at), nan_bits);
+    s += (i ? ", " : "") + (vector_h2f(inputs[i].dtype, nan_bits)
+                                 ? fmt::format("cj_f{}[{}]", i, at)
+                                 : load_expr(inputs[i].dtype, fmt::format("cj_v{}.v[{}]", i, at), nan_bits));
   return s + ")";
 }
 
@@ -184,7 +194,7 @@ std::string slot_functions(const ReduceSpec& sp, int vec, int slots, bool index3
   std::string s = fmt::format("typedef cj::red::arg_slot_<cj_val, {}, {}> cj_slot;\n", sp.op == ReduceOp::ArgMax,
                               index32 ? "int" : "long long");
   s += "static __device__ __forceinline__ void cj_vslot(const cj_in in, long long cj_k, long long cj_j, cj_acc* cj_a) {\n";
-  s += load_block(sp.inputs, vec, vector_loads);
+  s += load_block(sp.inputs, vec, vector_loads, !sp.map.empty());
   s += fmt::format("  cj_val cj_x[{0}];\n#pragma unroll\n  for (int cj_e = 0; cj_e < {0}; ++cj_e) cj_x[cj_e] = {1};\n", vec,
                    map_call(sp.inputs, "cj_e", !sp.map.empty()));
   s += "  cj_a[0] = cj_slot::take(cj_a[0], cj_slot::best(cj_x), cj_j);\n}\n";
@@ -213,13 +223,15 @@ std::string reduce_functions(const ReduceSpec& sp, const ReducePlan& plan, bool 
   // VEC elements from flat index cj_k into accumulators cj_a[0..VEC), element
   // e at reduced index cj_j + e * cj_jstep (1 along a row, 0 across columns).
   s += "static __device__ __forceinline__ void cj_vfold(const cj_in in, long long cj_k, long long cj_j, int cj_jstep, cj_acc* cj_a) {\n";
-  s += load_block(sp.inputs, vec, vector_loads);
+  s += load_block(sp.inputs, vec, vector_loads, !sp.map.empty());
   s += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n", vec);
   s += "    cj_a[cj_e] = cj::red::add1<cj_op>(cj_a[cj_e], " + map_call(sp.inputs, "cj_e", !sp.map.empty()) +
        ", cj_j + cj_e * cj_jstep);\n}\n\n";
   s += slot_functions(sp, vec, plan.slots, plan.index32, vector_loads);
+  s += "static __device__ __forceinline__ cj_out_t cj_post(const cj_acc r, const long long n) {\n";
+  s += "  (void)n;\n  return " + store_expr(sp.out, sp.post.empty() ? default_post(sp) : sp.post) + ";\n}\n";
   s += "static __device__ __forceinline__ void cj_store(cj_out_t* cj_out, long long cj_o, const cj_acc r, const long long n) {\n";
-  s += "  (void)n;\n  cj_out[cj_o] = " + store_expr(sp.out, sp.post.empty() ? default_post(sp) : sp.post) + ";\n}\n";
+  s += "  cj_out[cj_o] = cj_post(r, n);\n}\n";
   return s;
 }
 
@@ -277,8 +289,18 @@ std::string ReducePlan::source_key() const {
   return "?";
 }
 
-ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& sh) {
+// Nothing to reduce (an axis of length 1): [outer, 1, inner] is one flat row
+// of columns, which the columns kernel maps with whole-vector loads and no
+// tree. As rows of one element, (2^26, 1) over its last axis ran at 0.74 of
+// the memory's speed (H200, bench/results/reductions_h200/ncu_misses_0809764_h200.txt).
+static ReduceShape flat_when_unreduced(ReduceShape sh) {
+  if (sh.len == 1 && sh.outer > 1) sh.inner *= sh.outer, sh.outer = 1;
+  return sh;
+}
+
+ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
   check_inputs(spec.inputs);
+  const ReduceShape sh = flat_when_unreduced(shape);
   if (sh.outer < 0 || sh.len < 0 || sh.inner < 0)
     fail(ErrorCode::Usage, "reduction shape [{}, {}, {}] has a negative extent", sh.outer, sh.len, sh.inner);
   const bool no_identity = spec.op == ReduceOp::Min || spec.op == ReduceOp::Max || spec.op == ReduceOp::ArgMin ||
@@ -423,7 +445,7 @@ std::string ReduceKernels::source(const RowNormSpec& spec, int vec, int items, b
   // past the row's end are not read.
   f += "static __device__ __forceinline__ void cj_rload(const cj_in in, long long cj_k, long long cj_j, long long cj_len, cj_val* cj_x) {\n";
   f += fmt::format("  if (cj_j + {} <= cj_len) {{\n", vec);
-  std::string lb = load_block(spec.inputs, vec, vector_loads);
+  std::string lb = load_block(spec.inputs, vec, vector_loads, true);
   f += lb;
   f += fmt::format("#pragma unroll\n    for (int cj_e = 0; cj_e < {}; ++cj_e) cj_x[cj_e] = {};\n    return;\n  }}\n", vec,
                    map_call(spec.inputs, "cj_e", true));
@@ -546,9 +568,11 @@ unsigned grid_for(int device, CUfunction f, long long items, unsigned grid) {
 }
 }  // namespace
 
-void ReduceKernels::launch(int device, const ReduceSpec& spec, const ReduceShape& sh, const CUdeviceptr* inputs,
+void ReduceKernels::launch(int device, const ReduceSpec& spec, const ReduceShape& shape, const CUdeviceptr* inputs,
                            CUdeviceptr out, ReduceWorkspace& ws, CUstream stream, const ReducePlan* forced,
                            unsigned grid) {
+  // A forced plan of rows keeps the shape it was made for (the test of every variant).
+  const ReduceShape sh = forced && forced->variant != ReducePlan::Variant::Cols ? shape : flat_when_unreduced(shape);
   const ReducePlan plan = forced ? *forced : reduce_plan(spec, sh);
   if (sh.outer * sh.inner == 0) return;
   if (ws.device() != device) fail(ErrorCode::Usage, "reduction workspace of device {} used on device {}", ws.device(), device);
@@ -603,7 +627,8 @@ void ReduceKernels::normalize_rows(int device, const RowNormSpec& spec, long lon
   launch_grid(device, f, grid_for(device, f, rows, grid), 1, 1, kThreads, 1, params, stream);
 }
 
-ReduceKernels::Kernel ReduceKernels::kernel(const ReduceSpec& spec, const ReduceShape& sh, const CUdeviceptr* inputs) {
+ReduceKernels::Kernel ReduceKernels::kernel(const ReduceSpec& spec, const ReduceShape& shape, const CUdeviceptr* inputs) {
+  const ReduceShape sh = flat_when_unreduced(shape);
   const ReducePlan plan = reduce_plan(spec, sh);
   if (sh.outer * sh.inner == 0) return {};
   const bool vector_loads = vector_loads_for(plan, sh, spec.inputs.size(), inputs);
