@@ -39,8 +39,10 @@ REPS = 25
 SLEEP_CYCLES = 200000  # about 100 us at 2 GHz, as bench_layouts' spin kernel
 
 TORCH_DT = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
-            "float64": torch.float64, "int8": torch.int8, "int32": torch.int32, "complex64": torch.complex64}
-ITEM = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "int32": 4, "complex64": 8}
+            "float64": torch.float64, "int8": torch.int8, "int32": torch.int32, "complex64": torch.complex64,
+            "uint8": torch.uint8, "uint16": torch.uint16}
+ITEM = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "int32": 4, "complex64": 8,
+        "uint8": 1, "uint16": 2}
 
 
 class Case:
@@ -95,6 +97,23 @@ CASES = [
     Case("half_bf16", "bf16 x*0.5 + y", "bfloat16 x, bfloat16 y", "bfloat16 z", "z = x*0.5 + y",
          [("bfloat16", F, "c"), ("bfloat16", F, "c")], [("bfloat16", F)],
          lambda x, y: x * 0.5 + y, "template <typename T> T f(T x, T y) { return x * T(0.5) + y; }"),
+    # Image arithmetic: 8- and 16-bit pixels computed in float32, rounded,
+    # clipped and cast back (a brightness/contrast step, a blend of two frames).
+    Case("image_u8", "u8 uint8(clip(rint(float32(x)*1.2 + 10), 0, 255))", "uint8 x", "uint8 z",
+         "z = uint8(clip(rint(float32(x)*1.2 + 10), 0, 255))",
+         [("uint8", F, "c")], [("uint8", F)],
+         lambda x: torch.clamp(torch.round(x.float() * 1.2 + 10), 0, 255).to(torch.uint8),
+         "template <typename T> T f(T x) { return T(fminf(fmaxf(rintf(float(x) * 1.2f + 10.f), 0.f), 255.f)); }",
+         "z = (unsigned char)fminf(fmaxf(rintf((float)x * 1.2f + 10.f), 0.f), 255.f)",
+         lambda x: cp.clip(cp.rint(x.astype(cp.float32) * cp.float32(1.2) + 10), 0, 255).astype(cp.uint8)),
+    Case("image_u16", "u16 blend uint16(clip(rint(float32(a)*0.7 + float32(b)*0.3), 0, 65535))",
+         "uint16 a, uint16 b", "uint16 z", "z = uint16(clip(rint(float32(a)*0.7 + float32(b)*0.3), 0, 65535))",
+         [("uint16", F, "c"), ("uint16", F, "c")], [("uint16", F)],
+         lambda a, b: torch.clamp(torch.round(a.float() * 0.7 + b.float() * 0.3), 0, 65535).to(torch.uint16),
+         "template <typename T> T f(T a, T b) { return T(fminf(fmaxf(rintf(float(a) * 0.7f + float(b) * 0.3f), 0.f), 65535.f)); }",
+         "z = (unsigned short)fminf(fmaxf(rintf((float)a * 0.7f + (float)b * 0.3f), 0.f), 65535.f)",
+         lambda a, b: cp.clip(cp.rint(a.astype(cp.float32) * cp.float32(0.7) + b.astype(cp.float32) * cp.float32(0.3)),
+                              0, 65535).astype(cp.uint16)),
     Case("int8", "i8 a*3 + b", "int8 a, int8 b", "int8 z", "z = a*3 + b",
          [("int8", F, "c"), ("int8", F, "c")], [("int8", F)],
          lambda a, b: a * 3 + b, "template <typename T> T f(T a, T b) { return a * T(3) + b; }",
@@ -180,6 +199,9 @@ def make_inputs(case, s, seed=0):
         if dt in ("int8", "int32"):
             lo, hi = (-100, 100) if dt == "int8" else (-1 << 20, 1 << 20)
             t = torch.randint(lo, hi, shape, device="cuda", dtype=TORCH_DT[dt], generator=g)
+        elif dt in ("uint8", "uint16"):
+            hi = 256 if dt == "uint8" else 65536
+            t = torch.randint(0, hi, shape, device="cuda", dtype=torch.int32, generator=g).to(TORCH_DT[dt])
         elif dt == "complex64":
             t = torch.randn(shape, device="cuda", dtype=torch.complex64, generator=g)
         else:
