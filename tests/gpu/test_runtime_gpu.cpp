@@ -634,6 +634,29 @@ TEST_CASE("bfloat16 rounding by the GPU's cvt gives the CPU evaluator's bits", "
   }
 }
 
+// float32 to uint8/uint16 takes a float clamp on the GPU (cast.cuh): NaN, the
+// infinities, values past either end and fractions as the CPU evaluator casts them.
+TEST_CASE("float32 to uint8/uint16 casts give the CPU evaluator's values", "[gpu][elementwise]") {
+  std::mt19937_64 rng(run_seed());
+  const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, -0.5f, -1.f, 0.99f, 254.5f, 255.f, 255.9f, 256.f,
+                           65534.7f, 65535.f, 65535.5f, 65536.f, 1e10f, -1e10f, 3.4e38f, 1e-40f};
+  const std::int64_t n = (1 << 14) + 3;
+  HostArray f(DType::Float32, {n});
+  auto* fp = static_cast<float*>(f.data());
+  std::uniform_real_distribution<float> wide(-70000.f, 140000.f);
+  for (std::int64_t k = 0; k < n; ++k)
+    fp[k] = rng() % 3 == 0 ? special[rng() % (sizeof special / sizeof special[0])] : wide(rng) / (rng() % 2 ? 1.f : 256.f);
+  for (const char* t : {"uint8", "uint16"}) {
+    const std::string prog = std::string("z = ") + t + "(f)", out = std::string(t) + " z";
+    INFO(prog);
+    ElementwiseKernel k("float32 f", out, prog, "f2u");
+    const DType dt = std::string(t) == "uint8" ? DType::UInt8 : DType::UInt16;
+    Array z = poisoned(dt, {n});
+    k(dev(f), z);
+    require_equal(z, cpu(prog, {{"f", f.view()}}));
+  }
+}
+
 // The contiguous vector kernel converts float16 a 16-byte vector at a time
 // (half.cuh's h2f_vec/f2h_vec): PTX's cvt where no lane is a NaN, the
 // bit-exact path where one is. Vectors with and without NaNs, NaNs of both
