@@ -655,6 +655,21 @@ TEST_CASE("float32 to uint8/uint16 casts give the CPU evaluator's values", "[gpu
     k(dev(f), z);
     require_equal(z, cpu(prog, {{"f", f.view()}}));
   }
+  // And every 8- and 16-bit integer to float32 (the GPU's exponent trick).
+  for (const DType dt : {DType::UInt8, DType::Int8, DType::UInt16, DType::Int16}) {
+    const std::int64_t m = dtype_size(dt) == 1 ? 256 : 65536;
+    HostArray a(dt, {m});
+    for (std::int64_t k = 0; k < m; ++k) {
+      if (dtype_size(dt) == 1) static_cast<std::uint8_t*>(a.data())[k] = static_cast<std::uint8_t>(k);
+      else static_cast<std::uint16_t*>(a.data())[k] = static_cast<std::uint16_t>(k);
+    }
+    const std::string params = std::string(dtype_name(dt)) + " a";
+    INFO(params);
+    ElementwiseKernel k(params, "float32 z", "z = float32(a) * 0.5", "i2f");
+    Array z = poisoned(DType::Float32, {m});
+    k(dev(a), z);
+    require_equal(z, cpu("z = float32(a) * 0.5", {{"a", a.view()}}));
+  }
 }
 
 // The contiguous vector kernel converts float16 a 16-byte vector at a time
