@@ -88,8 +88,14 @@ def main():
         cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
     except (OSError, IndexError):
         pass
+    try:  # the commit measured: the one the build was made from, where the script is
+        here = os.path.dirname(os.path.abspath(__file__))
+        commit = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
     L = [f"# Reductions on the CPU: cujit's evaluator beside NumPy ({time.strftime('%Y-%m-%d')})", "",
-         f"CPU: {cpu}, {os.cpu_count()} cores (cujit uses all; NumPy's reductions use one). NumPy {np.__version__}, "
+         f"cujit at commit {commit}. CPU: {cpu}, {os.cpu_count()} cores (cujit uses all; NumPy's reductions use one). NumPy {np.__version__}, "
          f"Python {platform.python_version()}. Medians of {REPS} calls after a warm-up, cujit and NumPy alternating "
          f"case by case; 1-minute load average {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end.", "",
          f"Command: `python3 bench/cpu_reductions.py BUILD/bench/bench_cpu_reductions {OUT}`", "",

@@ -34,6 +34,18 @@ template <class Acc> constexpr std::int64_t kSumLeaf = 16 * kLanes<Acc>;
 constexpr std::int64_t kLeaf = 512;  // the longest leaf: kSumLeaf<float>; min, max, any, all
 constexpr std::int64_t kSegment = 1 << 16;  // elements behind one partial; fixed, so the order is the shape's alone
 
+// Wakes the helpers of a reduction of `elements` elements in `tasks` tasks
+// before its parallel_tasks call (as eval.cpp does past its kAnnounce): left
+// to itself the pool runs the first tasks on the calling thread alone and
+// wakes a helper only once the rest project past 150 us, so a sum of 10^6
+// floats (16 segments of 10 us) ran on one core and one of 10^7 started its
+// helper late.
+constexpr std::int64_t kAnnounce = std::int64_t(1) << 18;
+void announce(std::int64_t elements, std::int64_t tasks, int threads) {
+  if (elements >= kAnnounce && tasks > 1 && threads > 1)
+    prepare_parallel(static_cast<int>(std::min<std::int64_t>(threads, tasks)));
+}
+
 // ---- where the reduced elements are ----
 
 // The map's dims split into kept ones (which result element) and reduced ones
@@ -186,13 +198,20 @@ std::vector<P> reduce_all(const Geometry& g, const Leaf& leaf, const Combine& co
       // Halves on a leaf boundary (NumPy's pairwise sum splits on its 8 lanes likewise).
       std::int64_t h = (b - a) / 2;
       h = std::max(leaf_len, h - h % leaf_len);
-      return combine(self(self, a, a + h), self(self, a + h, b));
+      // The halves in address order, named: as combine's arguments GCC ran
+      // the right one first, and the leaves, read from the last back to the
+      // first, streamed from memory at half the rate (a sum of 10^8 floats
+      // took 62 ms where max, one leaf per segment, took 33).
+      const P left = self(self, a, a + h);
+      const P right = self(self, a + h, b);
+      return combine(left, right);
     };
     return hi > lo ? rec(rec, lo, hi) : identity;
   };
   const std::int64_t per_task = std::max<std::int64_t>(1, kSegment / std::max<std::int64_t>(1, std::min(g.count, kSegment)));
   const std::int64_t tasks = (items + per_task - 1) / per_task;
   if (threads <= 0) threads = cpu_threads();
+  announce(g.outputs * g.count, tasks, threads);
   std::exception_ptr failure;  // of a fused map's evaluation (memory for its scratch)
   std::mutex failure_mu;
   parallel_tasks(tasks, threads, [&](int worker, std::int64_t t) {
@@ -342,6 +361,27 @@ template <class Acc> struct Moments {
   std::int64_t cnt = 0;
 };
 
+// A row's stretch added to its lanes, lane[w] += x[w]: each addition the
+// same in any vector width (one rounding, no contraction), so the widest the
+// CPU has, chosen at load time (GCC's target_clones: an ifunc, one function,
+// no Highway wrapper for a loop the compiler vectorizes itself). In SSE2 the
+// axis-0 sum of 1000x1000 doubles spent 3/4 of its time in this loop, a
+// load, load, add and store per two doubles.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CUJIT_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CUJIT_ROW_CLONES
+#endif
+CUJIT_ROW_CLONES void add_row(float* lane, const float* x, int width) {
+  for (int w = 0; w < width; ++w) lane[w] += x[w];
+}
+CUJIT_ROW_CLONES void add_row(double* lane, const double* x, int width) {
+  for (int w = 0; w < width; ++w) lane[w] += x[w];
+}
+template <class Acc, class In> void add_row(Acc* lane, const In* x, int width) {
+  for (int w = 0; w < width; ++w) lane[w] += as_acc<Acc>(x[w]);
+}
+
 // Sums where the results lie side by side in memory and their elements do not
 // (`sum(x, axis=0)` of a C-contiguous x): kTile results at a time, each with the
 // very operations of the one-result path (the same leaves, lanes and tree), so
@@ -358,18 +398,29 @@ bool columns_apply(const Geometry& g, std::size_t item) {
 
 template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, int threads) {
   constexpr int kTile = cujit::kTile<Acc>;
-  using T = std::array<Acc, kTile>;
+  // leaf_sum's lanes, one per column: row r + k goes to lane k % kLanes.
+  constexpr int L = kLanes<Acc>;
+  constexpr std::int64_t leaf_len = kSumLeaf<Acc>;
   const std::int64_t inner = g.kext[g.nk - 1];
-  const std::int64_t nseg = std::max<std::int64_t>(1, (g.count + kSegment - 1) / kSegment);
+  // A segment's tree splits on leaf boundaries (reduce_all), and kSegment is
+  // a multiple of leaf_len: leaf i is rows [i * leaf_len, (i + 1) * leaf_len)
+  // wherever it lies. The tasks are (tile, leaves): the leaves of one segment
+  // run in parallel too, and their sums are combined afterwards along the
+  // segment's own tree, so the bits stay those of one thread. Tiles as wide as
+  // the rows where they can be: a tile of whole rows reads memory straight
+  // through, where narrower ones (the earlier way to keep two threads busy on
+  // 1000 rows) read it in strides, at twice the time per element.
+  const std::int64_t nleaves = (g.count + leaf_len - 1) / leaf_len;
   if (threads <= 0) threads = cpu_threads();
-  // Narrower tiles where whole ones would leave threads idle and the work is
-  // worth it (a column's bits do not depend on its tile's width).
   std::int64_t tile = kTile;
-  while (tile > 128 && g.outputs / inner * ((inner + tile - 1) / tile) * nseg < threads &&
+  while (tile > 128 && g.outputs / inner * ((inner + tile - 1) / tile) * nleaves < threads &&
          g.outputs * g.count >= threads * kSegment)
     tile /= 2;
   const std::int64_t per_row = (inner + tile - 1) / tile;
   const std::int64_t tiles = g.outputs / inner * per_row;
+  // Leaves per task: a task of at least a segment's elements where leaves are narrow.
+  const std::int64_t per_task = std::max<std::int64_t>(1, kSegment / (leaf_len * std::min(tile, inner)));
+  const std::int64_t tasks_per_tile = (nleaves + per_task - 1) / per_task;
   auto reduced_offset = [&](std::int64_t r) {
     std::int64_t off = 0;
     for (int d = g.nr - 1; d >= 0; --d) {
@@ -378,21 +429,14 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
     }
     return off;
   };
-  auto add = [](const T& a, const T& b) {
-    T c;
-    for (int w = 0; w < kTile; ++w) c[w] = a[w] + b[w];
-    return c;
-  };
-  // leaf_sum's lanes, one per column: row r + k goes to lane k % kLanes.
-  constexpr int L = kLanes<Acc>;
-  constexpr std::int64_t leaf_len = kSumLeaf<Acc>;
-  // l: L lanes of kTile accumulators, kStride apart: 128 bytes more than a
+  // l: L lanes of `tile` accumulators, stride apart: 128 bytes more than a
   // tile, so that lanes are not a multiple of 4 KiB apart (a load from one
   // would wait for the store to another that it only seems to overlap).
-  constexpr int kStride = kTile + 128 / static_cast<int>(sizeof(Acc));
-  auto leaf = [&](Acc* l, const unsigned char* base, int width, std::int64_t r, std::int64_t n) {
+  const std::int64_t stride = tile + 128 / static_cast<std::int64_t>(sizeof(Acc));
+  // Sums rows [r, r + n) of a tile `width` wide into dst[0, width).
+  auto leaf = [&](Acc* l, const unsigned char* base, int width, std::int64_t r, std::int64_t n, Acc* dst) {
     for (int j = 0; j < L; ++j)
-      for (int w = 0; w < width; ++w) l[j * kStride + w] = Acc{};
+      for (int w = 0; w < width; ++w) l[j * stride + w] = Acc{};
     // Rows ahead prefetched where a row's stretch is too short for the
     // hardware to follow the stride (a long one it streams, and prefetch
     // instructions would only wait for its line buffers).
@@ -404,37 +448,65 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
       if (prefetch && k + kAhead < n)
         for (std::int64_t b = 0; b < stretch; b += 64) __builtin_prefetch(base + off + kAhead * g.rstride[0] + b);
       const In* x = reinterpret_cast<const In*>(base + off);
-      Acc* lane = l + (n < 8 ? 0 : k % L) * kStride;
-      for (int w = 0; w < width; ++w) lane[w] += as_acc<Acc>(x[w]);
+      Acc* lane = l + (n < 8 ? 0 : k % L) * stride;
+      add_row(lane, x, width);
     }
     for (int h = L / 2; h >= 1; h /= 2)
       for (int j = 0; j < h; ++j)
-        for (int w = 0; w < width; ++w) l[j * kStride + w] += l[(j + h) * kStride + w];
-    T s{};
-    for (int w = 0; w < width; ++w) s[w] = l[w];
-    return s;
+        for (int w = 0; w < width; ++w) l[j * stride + w] += l[(j + h) * stride + w];
+    for (int w = 0; w < width; ++w) dst[w] = l[w];
   };
-  std::vector<T> part(static_cast<std::size_t>(tiles * nseg));
-  parallel_tasks(tiles * nseg, threads, [&](int, std::int64_t it) {
-    const std::int64_t t = it / nseg, sg = it % nseg;
-    const std::int64_t o0 = t / per_row * inner + t % per_row * tile;
-    const int width = static_cast<int>(std::min<std::int64_t>(tile, inner - t % per_row * tile));
-    const unsigned char* base = g.base + g.output_offset(o0);
-    std::vector<Acc> lanes(static_cast<std::size_t>(L) * kStride);  // on the heap: 128 KiB
-    auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> T {
-      if (b - a <= leaf_len) return leaf(lanes.data(), base, width, a, b - a);
+  auto first_of = [&](std::int64_t t) { return t / per_row * inner + t % per_row * tile; };
+  auto width_of = [&](std::int64_t t) { return static_cast<int>(std::min<std::int64_t>(tile, inner - t % per_row * tile)); };
+  const std::int64_t tasks = tiles * tasks_per_tile;
+  announce(g.outputs * g.count, tasks, threads);
+  // part: each tile's leaf sums, a tile's width apart, then combined in place.
+  const std::int64_t pw = std::min(tile, inner);
+  std::vector<Acc> part(static_cast<std::size_t>(tiles * nleaves * pw));
+  auto slot = [&](std::int64_t t, std::int64_t i) { return part.data() + (t * nleaves + i) * pw; };
+  // Each worker's lanes, made once: a new vector per task was a fresh
+  // allocation of 128 KiB (an mmap, its pages faulted in) and its zeroing.
+  std::vector<std::vector<Acc>> scratch(static_cast<std::size_t>(threads));
+  parallel_tasks(tasks, threads, [&](int worker, std::int64_t it) {
+    const std::int64_t t = it / tasks_per_tile, first = it % tasks_per_tile * per_task;
+    const int width = width_of(t);
+    const unsigned char* base = g.base + g.output_offset(first_of(t));
+    std::vector<Acc>& lanes = scratch[static_cast<std::size_t>(worker)];
+    if (lanes.empty()) lanes.resize(static_cast<std::size_t>(L * stride));
+    for (std::int64_t i = first; i < std::min(nleaves, first + per_task); ++i)
+      leaf(lanes.data(), base, width, i * leaf_len, std::min(leaf_len, g.count - i * leaf_len), slot(t, i));
+  });
+  // The trees of reduce_all over the leaf sums, each node's sum left in its
+  // first leaf's slot: within each segment, then over the segments.
+  std::vector<Acc> out(static_cast<std::size_t>(g.outputs));
+  const std::int64_t seg_leaves = kSegment / leaf_len, nseg = (nleaves + seg_leaves - 1) / seg_leaves;
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    const int width = width_of(t);
+    auto add_into = [&](std::int64_t i, std::int64_t j) {
+      Acc* a = slot(t, i);
+      const Acc* b = slot(t, j);
+      for (int w = 0; w < width; ++w) a[w] = a[w] + b[w];
+    };
+    auto rec = [&](auto& self, std::int64_t a, std::int64_t b) -> void {  // rows [a, b)
+      if (b - a <= leaf_len) return;
       std::int64_t h = (b - a) / 2;
       h = std::max(leaf_len, h - h % leaf_len);
-      return add(self(self, a, a + h), self(self, a + h, b));
+      self(self, a, a + h);
+      self(self, a + h, b);
+      add_into(a / leaf_len, (a + h) / leaf_len);
     };
-    part[static_cast<std::size_t>(it)] = rec(rec, sg * kSegment, std::min(g.count, (sg + 1) * kSegment));
-  });
-  std::vector<Acc> out(static_cast<std::size_t>(g.outputs));
-  for (std::int64_t t = 0; t < tiles; ++t) {
-    const T sum = tree(&part[static_cast<std::size_t>(t * nseg)], nseg, add);
-    const std::int64_t o0 = t / per_row * inner + t % per_row * tile;
-    const int width = static_cast<int>(std::min<std::int64_t>(tile, inner - t % per_row * tile));
-    for (int w = 0; w < width; ++w) out[static_cast<std::size_t>(o0 + w)] = sum[static_cast<std::size_t>(w)];
+    for (std::int64_t s = 0; s < nseg; ++s) rec(rec, s * kSegment, std::min(g.count, (s + 1) * kSegment));
+    auto over = [&](auto& self, std::int64_t s, std::int64_t n) -> void {  // segments [s, s + n), as tree()
+      if (n == 1) return;
+      const std::int64_t h = n / 2;
+      self(self, s, h);
+      self(self, s + h, n - h);
+      add_into(s * seg_leaves, (s + h) * seg_leaves);
+    };
+    over(over, 0, nseg);
+    const Acc* sum = slot(t, 0);
+    const std::int64_t o0 = first_of(t);
+    for (int w = 0; w < width; ++w) out[static_cast<std::size_t>(o0 + w)] = sum[w];
   }
   return out;
 }

@@ -212,6 +212,15 @@ class Pool {
       claim(id);
       lock.lock();
       if (inside_.fetch_sub(1, std::memory_order_release) == 1) done_.notify_one();
+      // Awake a while for the caller's next job, as after a prewake: calls
+      // back to back (a reduction's passes, a loop of evaluate() calls) found
+      // this thread asleep each time, and woken on an idle virtual CPU it came
+      // too late to help a call of 10^6 elements (a sum at 0.13 ms where it
+      // took 0.08 with the helper at hand).
+      lock.unlock();
+      const auto until = std::chrono::steady_clock::now() + kLinger;
+      while (posted_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until) pause();
+      lock.lock();
     }
   }
 
@@ -240,6 +249,7 @@ class Pool {
   int steered_from_ = -1;  // the CPU the helpers were last kept off
 #endif
   static constexpr std::chrono::microseconds kWorthWaking{150};
+  static constexpr std::chrono::microseconds kLinger{1000};
   bool stop_ = false;
 };
 

@@ -141,7 +141,7 @@ TEST_CASE("axis-0 sums over odd shapes: rows added in place give the bits of one
   std::mt19937_64 rng(22);
   std::uniform_real_distribution<double> u(-1, 1);
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{3, 5}, {7, 300}, {8, 129}, {513, 1}, {1027, 257},
-                                                                     {65537, 3}, {600, 131}};
+                                                                     {65537, 3}, {600, 131}, {196609, 2}, {1100, 1030}};
   for (auto [rows, cols] : shapes) {
     for (DType t : {DType::Float32, DType::Float64}) {
       HostArray m(t, Shape{rows, cols}), tr(t, Shape{cols, rows});
