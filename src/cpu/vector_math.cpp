@@ -109,37 +109,46 @@ using D4x2 = __m256d (*)(__m256d, __m256d);
 
 // fpow (templates/math.cuh) answers x ** 0.5 (x > 0), x ** 2 and x ** -1
 // with one correctly rounded operation, as NumPy does; SLEEF's pow is within
-// an ulp of those, not equal, so its lanes take them back.
+// an ulp of those, not equal, so its lanes take them back. The square root and
+// the division run only when a lane needs them: computed for every vector (a
+// masked or blended result still occupies the divider), they were a third of
+// the general power's time.
 CJ_AVX2 inline __m256 pow_exact(__m256 a, __m256 b, __m256 r) {
-  const __m256 half = _mm256_cmp_ps(b, _mm256_set1_ps(0.5f), _CMP_EQ_OQ);
-  const __m256 pos = _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ);
-  r = _mm256_blendv_ps(r, _mm256_sqrt_ps(a), _mm256_and_ps(half, pos));
+  const __m256 half = _mm256_and_ps(_mm256_cmp_ps(b, _mm256_set1_ps(0.5f), _CMP_EQ_OQ),
+                                    _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ));
+  if (_mm256_movemask_ps(half)) r = _mm256_blendv_ps(r, _mm256_sqrt_ps(a), half);
   r = _mm256_blendv_ps(r, _mm256_mul_ps(a, a), _mm256_cmp_ps(b, _mm256_set1_ps(2.0f), _CMP_EQ_OQ));
-  return _mm256_blendv_ps(r, _mm256_div_ps(_mm256_set1_ps(1.0f), a),
-                          _mm256_cmp_ps(b, _mm256_set1_ps(-1.0f), _CMP_EQ_OQ));
+  const __m256 inv = _mm256_cmp_ps(b, _mm256_set1_ps(-1.0f), _CMP_EQ_OQ);
+  if (_mm256_movemask_ps(inv)) r = _mm256_blendv_ps(r, _mm256_div_ps(_mm256_set1_ps(1.0f), a), inv);
+  return r;
 }
 CJ_AVX2 inline __m256d pow_exact(__m256d a, __m256d b, __m256d r) {
-  const __m256d half = _mm256_cmp_pd(b, _mm256_set1_pd(0.5), _CMP_EQ_OQ);
-  const __m256d pos = _mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_GT_OQ);
-  r = _mm256_blendv_pd(r, _mm256_sqrt_pd(a), _mm256_and_pd(half, pos));
+  const __m256d half = _mm256_and_pd(_mm256_cmp_pd(b, _mm256_set1_pd(0.5), _CMP_EQ_OQ),
+                                     _mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_GT_OQ));
+  if (_mm256_movemask_pd(half)) r = _mm256_blendv_pd(r, _mm256_sqrt_pd(a), half);
   r = _mm256_blendv_pd(r, _mm256_mul_pd(a, a), _mm256_cmp_pd(b, _mm256_set1_pd(2.0), _CMP_EQ_OQ));
-  return _mm256_blendv_pd(r, _mm256_div_pd(_mm256_set1_pd(1.0), a),
-                          _mm256_cmp_pd(b, _mm256_set1_pd(-1.0), _CMP_EQ_OQ));
+  const __m256d inv = _mm256_cmp_pd(b, _mm256_set1_pd(-1.0), _CMP_EQ_OQ);
+  if (_mm256_movemask_pd(inv)) r = _mm256_blendv_pd(r, _mm256_div_pd(_mm256_set1_pd(1.0), a), inv);
+  return r;
 }
 
 CJ_AVX512 inline __m512 pow_exact(__m512 a, __m512 b, __m512 r) {
   const __mmask16 half = _mm512_cmp_ps_mask(b, _mm512_set1_ps(0.5f), _CMP_EQ_OQ) &
                          _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_GT_OQ);
-  r = _mm512_mask_sqrt_ps(r, half, a);
+  if (half) r = _mm512_mask_sqrt_ps(r, half, a);
   r = _mm512_mask_mul_ps(r, _mm512_cmp_ps_mask(b, _mm512_set1_ps(2.0f), _CMP_EQ_OQ), a, a);
-  return _mm512_mask_div_ps(r, _mm512_cmp_ps_mask(b, _mm512_set1_ps(-1.0f), _CMP_EQ_OQ), _mm512_set1_ps(1.0f), a);
+  const __mmask16 inv = _mm512_cmp_ps_mask(b, _mm512_set1_ps(-1.0f), _CMP_EQ_OQ);
+  if (inv) r = _mm512_mask_div_ps(r, inv, _mm512_set1_ps(1.0f), a);
+  return r;
 }
 CJ_AVX512 inline __m512d pow_exact(__m512d a, __m512d b, __m512d r) {
   const __mmask8 half = _mm512_cmp_pd_mask(b, _mm512_set1_pd(0.5), _CMP_EQ_OQ) &
                         _mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_GT_OQ);
-  r = _mm512_mask_sqrt_pd(r, half, a);
+  if (half) r = _mm512_mask_sqrt_pd(r, half, a);
   r = _mm512_mask_mul_pd(r, _mm512_cmp_pd_mask(b, _mm512_set1_pd(2.0), _CMP_EQ_OQ), a, a);
-  return _mm512_mask_div_pd(r, _mm512_cmp_pd_mask(b, _mm512_set1_pd(-1.0), _CMP_EQ_OQ), _mm512_set1_pd(1.0), a);
+  const __mmask8 inv = _mm512_cmp_pd_mask(b, _mm512_set1_pd(-1.0), _CMP_EQ_OQ);
+  if (inv) r = _mm512_mask_div_pd(r, inv, _mm512_set1_pd(1.0), a);
+  return r;
 }
 
 // float32 pow, hand-written: SLEEF's powf8_u10 measured no faster than the C
@@ -383,7 +392,7 @@ alignas(64) constexpr double kPowExp2[16] = {  // 2^(j/16)
 // by 52 give its exponent k for that range.
 constexpr long long kPowOff = 0x3fe6600000000000LL;
 
-CJ_AVX512 inline __m512d pow_pd(__m512d a, __m512d b) {
+CJ_AVX512 __attribute__((always_inline)) inline __m512d pow_pd(__m512d a, __m512d b) {
   const __m512i bits = _mm512_castpd_si512(a);
   const __m512i tmp = _mm512_sub_epi64(bits, _mm512_set1_epi64(kPowOff));
   const __m512i idx = _mm512_srli_epi64(tmp, 48);  // the permutes read its low 4 bits
@@ -471,21 +480,25 @@ CJ_AVX512 inline bool pow_ps_fixed(__m512 a, int n, bool whole, __m512& r) {
   return true;
 }
 
-CJ_AVX512 inline __m512 pow_ps_general(__m512 a, __m512 b) {
-  __m512 r = join_ps(pow_pd(lo_pd(a), lo_pd(b)), pow_pd(hi_pd(a), hi_pd(b)));
+// The lanes outside a > 0 finite, b finite: the C library's powf, as the
+// template function. Out of line, so that the loop around the common case
+// keeps its constants in registers.
+CJ_AVX512 __attribute__((noinline)) __m512 pow_lanes_libm(__m512 a, __m512 b, __m512 r, __mmask16 plain) {
+  alignas(64) float ra[16], rb[16], rr[16];
+  _mm512_store_ps(ra, a);
+  _mm512_store_ps(rb, b);
+  _mm512_store_ps(rr, r);
+  for (int j = 0; j < 16; ++j)
+    if (!(plain >> j & 1)) rr[j] = ::powf(ra[j], rb[j]);
+  return _mm512_load_ps(rr);
+}
+
+CJ_AVX512 __attribute__((always_inline)) inline __m512 pow_ps_general(__m512 a, __m512 b) {
+  const __m512 r = join_ps(pow_pd(lo_pd(a), lo_pd(b)), pow_pd(hi_pd(a), hi_pd(b)));
   const __m512 inf = _mm512_set1_ps(__builtin_inff());
   const __mmask16 plain = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_GT_OQ) &
                           _mm512_cmp_ps_mask(a, inf, _CMP_LT_OQ) & _mm512_cmp_ps_mask(_mm512_abs_ps(b), inf, _CMP_LT_OQ);
-  if (plain != 0xffff) {
-    alignas(64) float ra[16], rb[16], rr[16];
-    _mm512_store_ps(ra, a);
-    _mm512_store_ps(rb, b);
-    _mm512_store_ps(rr, r);
-    for (int j = 0; j < 16; ++j)
-      if (!(plain >> j & 1)) rr[j] = ::powf(ra[j], rb[j]);
-    r = _mm512_load_ps(rr);
-  }
-  return r;
+  return plain == 0xffff ? r : pow_lanes_libm(a, b, r, plain);
 }
 
 CJ_AVX512 void pow_f32_wide(const Instr& in, const Chunk& c) {
@@ -505,6 +518,12 @@ CJ_AVX512 void pow_f32_wide(const Instr& in, const Chunk& c) {
     return pow_exact(a, b, r);
   };
   std::size_t k = 0;
+  if (!fixed) {  // the general power inline (a call per vector reloaded its ~30 constants)
+    for (; k + 16 <= c.n; k += 16) {
+      const __m512 a = _mm512_loadu_ps(x + k), b = _mm512_loadu_ps(z + k);
+      _mm512_storeu_ps(y + k, pow_exact(a, b, pow_ps_general(a, b)));
+    }
+  }
   for (; k + 16 <= c.n; k += 16) _mm512_storeu_ps(y + k, one(_mm512_loadu_ps(x + k), _mm512_loadu_ps(z + k)));
   if (const std::size_t r = c.n - k) {
     alignas(64) float t[16] = {}, u[16] = {};
