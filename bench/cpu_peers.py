@@ -18,9 +18,12 @@ number of threads. A STREAM triad (bench_cpu's `triad`: a = b + 3c on float64,
 interleaving at each size: the machine's streaming bandwidth, which the
 table holds each cujit call's bytes (inputs read + output written) against.
 Every cujit result is checked against NumPy's once per size. At 10^3 elements
-a call is a few microseconds, most of it fixed cost, so small sizes take
-SMALL_REPS_FACTOR times the repetitions, and the goal there is a call within
-2x NumPy's rather than ahead of it (issue 21).
+a call is a few microseconds, most of it fixed cost, and one call right after
+another process's is mostly the wake-up of an idle core (seen: 5 to 35 us for
+calls whose steady cost is 2-4 us), so there each sample is the mean of
+SMALL_BATCH calls back to back (every system alike), SMALL_REPS_FACTOR times
+the repetitions; the goal there is a call within 2x NumPy's rather than ahead
+of it (issue 21).
 """
 import argparse
 import datetime
@@ -138,19 +141,24 @@ def cpu_ms():
     return (u.ru_utime + u.ru_stime) * 1e3
 
 
-def timed(f):
-    """Wall and CPU milliseconds of one call (freeing its result comes after)."""
+def timed(f, batch=1):
+    """Wall and CPU milliseconds of one call, the mean of `batch` back to back
+    (freeing the last result comes after; each earlier one is freed as the
+    next is assigned, as in bench_cpu's `runs`)."""
     c0 = cpu_ms()
     t0 = time.perf_counter()
     r = f()
-    dt = (time.perf_counter() - t0) * 1e3
-    dc = cpu_ms() - c0
+    for _ in range(batch - 1):
+        r = f()
+    dt = (time.perf_counter() - t0) * 1e3 / batch
+    dc = (cpu_ms() - c0) / batch
     del r
     return dt, dc
 
 
 SMALL = 10**4  # at most this many elements: a call's fixed cost, timed many times
-SMALL_REPS_FACTOR = 15
+SMALL_REPS_FACTOR = 3
+SMALL_BATCH = 20
 
 
 def reps_at(reps, n):
@@ -241,23 +249,25 @@ def main():
                 r = results.setdefault((pname, n), {k: [] for k in ("cujit", "numexpr", "numpy", "numba", "triad", "before",
                                                                       "cujit cpu", "numexpr cpu", "numpy cpu")})
                 r["bytes"] = nbytes
+                batch = SMALL_BATCH if n <= SMALL else 1
+
                 def run_cujit():
-                    wall, cpu = map(float, cj.cmd(f"run {names} {prog}").split())
+                    wall, cpu = map(float, cj.cmd(f"runs {batch} {names} {prog}").split())
                     r["cujit"].append(wall)
                     r["cujit cpu"].append(cpu)
 
                 def run_numexpr():
-                    wall, cpu = timed(lambda: ne.evaluate(nexpr, local_dict=local))
+                    wall, cpu = timed(lambda: ne.evaluate(nexpr, local_dict=local), batch)
                     r["numexpr"].append(wall)
                     r["numexpr cpu"].append(cpu)
 
                 def run_numpy():
-                    wall, cpu = timed(lambda: npf(data))
+                    wall, cpu = timed(lambda: npf(data), batch)
                     r["numpy"].append(wall)
                     r["numpy cpu"].append(cpu)
 
                 def run_numba():
-                    r["numba"].append(timed(lambda: nbf(*nb_args))[0])
+                    r["numba"].append(timed(lambda: nbf(*nb_args), batch)[0])
 
                 systems = [run_cujit, run_numexpr, run_numpy, run_numba]
                 for rep in range(reps):
@@ -305,7 +315,7 @@ def main():
         f"and Numba (NumPy: 1). cujit's {loops}.",
         f"Load average (1 minute) {load_before[0]:.2f} at the start, {load_after[0]:.2f} at the end. The systems ran "
         f"interleaved, back to back for each repetition, each repetition starting with the next system ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8, "
-        f"{reps_at(args.reps, 1)} at {SMALL:.0e} elements or fewer, "
+        f"{reps_at(args.reps, 1)} at {SMALL:.0e} elements or fewer, each there the mean of {SMALL_BATCH} calls back to back, "
         f"after {args.warmup} untimed ones, {min(args.warmup, 1)} at 1e8), "
         "so load affects all alike; Numba's OpenMP threads ran with "
         f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')} (PASSIVE: they sleep between calls, as cujit's and "
