@@ -799,7 +799,7 @@ std::vector<Output> evaluate_elementwise(const Program& p, const std::vector<Inp
   std::atomic<std::int64_t> failed_at{std::numeric_limits<std::int64_t>::max()};
   std::exception_ptr failure;
   std::atomic<std::int64_t> done{0};
-  parallel_tasks(tasks, threads, [&](int worker, std::int64_t task) {
+  auto body = [&](int worker, std::int64_t task) {
     if (task > failed_at.load(std::memory_order_relaxed)) return;
     try {
       Frame& f = frames[static_cast<std::size_t>(worker)];
@@ -819,7 +819,11 @@ std::vector<Output> evaluate_elementwise(const Program& p, const std::vector<Inp
       std::int64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
       if (worker == 0) options.progress(d * chunk < total ? d * chunk : total, total);
     }
-  });
+  };
+  // One chunk runs here without the pool (a std::function holding the body
+  // is an allocation: part of the fixed cost of a 10^3-element call).
+  if (tasks == 1) body(0, 0);
+  else parallel_tasks(tasks, threads, body);
   if (failure) std::rethrow_exception(failure);
   // Arrays updated through a copy (strided ones, or all where the program can
   // fail) get their results now that the run has succeeded.
