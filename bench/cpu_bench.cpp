@@ -9,6 +9,10 @@
 //                         once; prints the call's wall and CPU milliseconds
 //                         (CPU: user + system time of every thread of the process)
 //   save PATH NAMES PROGRAM   the same, and writes its first output to PATH
+//   runs K NAMES PROGRAM  evaluate PROGRAM K times back to back; prints the
+//                         mean wall and CPU milliseconds of one call (a small
+//                         call's steady cost, which one call woken from a pipe
+//                         read cannot show: its time is mostly the wake-up)
 //   info                  which instruction set the loops and the math run on
 //   triad N               a STREAM triad a[i] = b[i] + 3 c[i] on N float64
 //                         elements, split over the threads, arrays kept
@@ -177,8 +181,10 @@ int main() {
         arrays.clear();
         mapped.clear();
         std::printf("ok\n");
-      } else if (cmd == "run" || cmd == "save") {
+      } else if (cmd == "run" || cmd == "save" || cmd == "runs") {
+        int times = 1;
         if (cmd == "save") in >> path;
+        if (cmd == "runs") in >> times;
         in >> names;
         std::string program;
         std::getline(in, program);
@@ -193,8 +199,9 @@ int main() {
         double c0 = cpu_ms();
         auto t0 = std::chrono::steady_clock::now();
         std::vector<cujit::NamedArray> outs = cujit::evaluate(program, args, opt);
-        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        double cpu = cpu_ms() - c0;
+        for (int k = 1; k < times; ++k) outs = cujit::evaluate(program, args, opt);
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / times;
+        double cpu = (cpu_ms() - c0) / times;
         if (cmd == "save") cujit::write_npy(path, outs.at(0).array.view());
         std::printf("%.4f %.4f\n", ms, cpu);
       } else if (cmd == "info") {

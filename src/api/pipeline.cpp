@@ -35,6 +35,7 @@ NamedArrays run_pipeline(std::string_view source, const std::vector<NamedArg>& i
   ProgramRequest req;
   req.source = source;
   req.infer_raw = true;  // the inputs the program indexes are raw parameters
+  req.params.reserve(inputs.size());
   for (const NamedArg& a : inputs) req.params.push_back(Param{a.name, a.value.view().dtype, a.value.is_weak(), false});
   for (const auto& [name, t] : options.output_dtypes) req.outputs.push_back(OutputDecl{name, t});
   req.gpu.fast_math = options.fast_math;

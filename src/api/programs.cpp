@@ -26,14 +26,22 @@ constexpr std::size_t kMaxPrograms = 4096;
 // Everything of a request that changes the checked program or its kernels
 // beyond program_key's own fields.
 std::string checking_of(const ProgramRequest& r) {
-  std::string s = r.mode == Outputs::Exact ? "exact" : "infer";
+  // Appended in place into one reserved string: it is built on every call,
+  // a cached one too, where each `+` made a temporary string.
+  std::string s;
+  s.reserve(96);
+  s += r.mode == Outputs::Exact ? "exact" : "infer";
   if (r.infer_raw) s += ";infer_raw";
   if (r.make) s += ";made";
-  s += ";arch=" + std::to_string(r.gpu.arch) + ";vec=" + std::to_string(r.gpu.max_vector);
+  s += ";arch=";
+  s += std::to_string(r.gpu.arch);
+  s += ";vec=";
+  s += std::to_string(r.gpu.max_vector);
   if (r.gpu.force_index64) s += ";index64";
   for (const auto& [name, t] : r.placeholders) s += ";" + name + "=" + std::string(dtype_name(t));
   for (const std::string& o : r.gpu.nvrtc_options) s += ";opt=" + o;
-  s += ";recipe=" + r.gpu.recipe;
+  s += ";recipe=";
+  s += r.gpu.recipe;
   return s;
 }
 

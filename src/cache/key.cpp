@@ -6,8 +6,17 @@
 namespace cujit::cache {
 namespace {
 
+// Little-endian whatever the host.
 void put_u64(std::string& out, std::uint64_t v) {
   for (int k = 0; k < 8; ++k) out.push_back(static_cast<char>((v >> (8 * k)) & 0xff));
+}
+
+// A tag and a value in one append: byte-wise pushes were most of the time a
+// CPU call on 10^3 elements spent on its program's key.
+void tagged(std::string& out, char tag, std::uint64_t v) {
+  char b[9] = {tag};
+  for (int k = 0; k < 8; ++k) b[k + 1] = static_cast<char>((v >> (8 * k)) & 0xff);
+  out.append(b, 9);
 }
 
 // Domain tags keep the two kinds of key apart even if a caller feeds
@@ -67,15 +76,13 @@ Key make_key(std::string_view source, std::string_view options, std::string_view
 // Every part starts with a type tag and has a known length, so the encoding
 // of a sequence of parts is unambiguous.
 KeyBuilder& KeyBuilder::add(std::string_view bytes) {
-  buf_.push_back('s');
-  put_u64(buf_, bytes.size());
+  tagged(buf_, 's', bytes.size());
   buf_.append(bytes);
   return *this;
 }
 
 KeyBuilder& KeyBuilder::add(std::uint64_t value) {
-  buf_.push_back('u');
-  put_u64(buf_, value);
+  tagged(buf_, 'u', value);
   return *this;
 }
 

@@ -37,6 +37,7 @@ Key make_key(std::string_view source, std::string_view options, std::string_view
 // ("a","bc") give different keys. Keys built here never equal make_key()'s.
 class KeyBuilder {
  public:
+  KeyBuilder() { buf_.reserve(256); }  // a program key's parts, in one allocation
   KeyBuilder& add(std::string_view bytes);
   KeyBuilder& add(std::uint64_t value);
   Key finish() const;

@@ -109,37 +109,46 @@ using D4x2 = __m256d (*)(__m256d, __m256d);
 
 // fpow (templates/math.cuh) answers x ** 0.5 (x > 0), x ** 2 and x ** -1
 // with one correctly rounded operation, as NumPy does; SLEEF's pow is within
-// an ulp of those, not equal, so its lanes take them back.
+// an ulp of those, not equal, so its lanes take them back. The square root and
+// the division run only when a lane needs them: computed for every vector (a
+// masked or blended result still occupies the divider), they were a third of
+// the general power's time.
 CJ_AVX2 inline __m256 pow_exact(__m256 a, __m256 b, __m256 r) {
-  const __m256 half = _mm256_cmp_ps(b, _mm256_set1_ps(0.5f), _CMP_EQ_OQ);
-  const __m256 pos = _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ);
-  r = _mm256_blendv_ps(r, _mm256_sqrt_ps(a), _mm256_and_ps(half, pos));
+  const __m256 half = _mm256_and_ps(_mm256_cmp_ps(b, _mm256_set1_ps(0.5f), _CMP_EQ_OQ),
+                                    _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ));
+  if (_mm256_movemask_ps(half)) r = _mm256_blendv_ps(r, _mm256_sqrt_ps(a), half);
   r = _mm256_blendv_ps(r, _mm256_mul_ps(a, a), _mm256_cmp_ps(b, _mm256_set1_ps(2.0f), _CMP_EQ_OQ));
-  return _mm256_blendv_ps(r, _mm256_div_ps(_mm256_set1_ps(1.0f), a),
-                          _mm256_cmp_ps(b, _mm256_set1_ps(-1.0f), _CMP_EQ_OQ));
+  const __m256 inv = _mm256_cmp_ps(b, _mm256_set1_ps(-1.0f), _CMP_EQ_OQ);
+  if (_mm256_movemask_ps(inv)) r = _mm256_blendv_ps(r, _mm256_div_ps(_mm256_set1_ps(1.0f), a), inv);
+  return r;
 }
 CJ_AVX2 inline __m256d pow_exact(__m256d a, __m256d b, __m256d r) {
-  const __m256d half = _mm256_cmp_pd(b, _mm256_set1_pd(0.5), _CMP_EQ_OQ);
-  const __m256d pos = _mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_GT_OQ);
-  r = _mm256_blendv_pd(r, _mm256_sqrt_pd(a), _mm256_and_pd(half, pos));
+  const __m256d half = _mm256_and_pd(_mm256_cmp_pd(b, _mm256_set1_pd(0.5), _CMP_EQ_OQ),
+                                     _mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_GT_OQ));
+  if (_mm256_movemask_pd(half)) r = _mm256_blendv_pd(r, _mm256_sqrt_pd(a), half);
   r = _mm256_blendv_pd(r, _mm256_mul_pd(a, a), _mm256_cmp_pd(b, _mm256_set1_pd(2.0), _CMP_EQ_OQ));
-  return _mm256_blendv_pd(r, _mm256_div_pd(_mm256_set1_pd(1.0), a),
-                          _mm256_cmp_pd(b, _mm256_set1_pd(-1.0), _CMP_EQ_OQ));
+  const __m256d inv = _mm256_cmp_pd(b, _mm256_set1_pd(-1.0), _CMP_EQ_OQ);
+  if (_mm256_movemask_pd(inv)) r = _mm256_blendv_pd(r, _mm256_div_pd(_mm256_set1_pd(1.0), a), inv);
+  return r;
 }
 
 CJ_AVX512 inline __m512 pow_exact(__m512 a, __m512 b, __m512 r) {
   const __mmask16 half = _mm512_cmp_ps_mask(b, _mm512_set1_ps(0.5f), _CMP_EQ_OQ) &
                          _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_GT_OQ);
-  r = _mm512_mask_sqrt_ps(r, half, a);
+  if (half) r = _mm512_mask_sqrt_ps(r, half, a);
   r = _mm512_mask_mul_ps(r, _mm512_cmp_ps_mask(b, _mm512_set1_ps(2.0f), _CMP_EQ_OQ), a, a);
-  return _mm512_mask_div_ps(r, _mm512_cmp_ps_mask(b, _mm512_set1_ps(-1.0f), _CMP_EQ_OQ), _mm512_set1_ps(1.0f), a);
+  const __mmask16 inv = _mm512_cmp_ps_mask(b, _mm512_set1_ps(-1.0f), _CMP_EQ_OQ);
+  if (inv) r = _mm512_mask_div_ps(r, inv, _mm512_set1_ps(1.0f), a);
+  return r;
 }
 CJ_AVX512 inline __m512d pow_exact(__m512d a, __m512d b, __m512d r) {
   const __mmask8 half = _mm512_cmp_pd_mask(b, _mm512_set1_pd(0.5), _CMP_EQ_OQ) &
                         _mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_GT_OQ);
-  r = _mm512_mask_sqrt_pd(r, half, a);
+  if (half) r = _mm512_mask_sqrt_pd(r, half, a);
   r = _mm512_mask_mul_pd(r, _mm512_cmp_pd_mask(b, _mm512_set1_pd(2.0), _CMP_EQ_OQ), a, a);
-  return _mm512_mask_div_pd(r, _mm512_cmp_pd_mask(b, _mm512_set1_pd(-1.0), _CMP_EQ_OQ), _mm512_set1_pd(1.0), a);
+  const __mmask8 inv = _mm512_cmp_pd_mask(b, _mm512_set1_pd(-1.0), _CMP_EQ_OQ);
+  if (inv) r = _mm512_mask_div_pd(r, inv, _mm512_set1_pd(1.0), a);
+  return r;
 }
 
 // float32 pow, hand-written: SLEEF's powf8_u10 measured no faster than the C
@@ -350,47 +359,72 @@ CJ_AVX512 void tanh_f32(const Instr& in, const Chunk& c) {
   }
 }
 
-// The float32 power on AVX-512: pow_pd, pow_ps_fixed and pow_f32 above with
-// eight double lanes (the same operations in the same order, so the same
-// results; 2^k by scalef), but for the square root of a half-integer power.
-CJ_AVX512 inline __m512d pow_pd(__m512d a, __m512d b) {
+// The float32 power on AVX-512: pow_ps_fixed and pow_f32 above with eight
+// double lanes, but for the square root of a half-integer power and the
+// general power's steps, which take tables that permutes read in one
+// instruction (AVX2 has no 16-entry permute): log2 a from 16 centres c of
+// a's mantissa range, log2 a = k + log2 c + log2(a/c) with |a/c - 1| < 0.03
+// (a degree-6 polynomial within 2^-42; c = 1 near 1, so log2 1 is 0), and
+// 2^t from a table of 2^(j/16) and a degree-5 polynomial of |f| <= 1/32
+// (within 2^-46; 2^k by scalef), ARM's optimized-routines powf scheme: no
+// division and half the operations of the series above (0.96 ns against
+// 1.75 an element on one core here). Before its one rounding to float the
+// result is within about 2^-45 (|t| <= 150, where floats are finite), so
+// it is the correctly rounded power but for inputs that close to a rounding
+// boundary; results can differ from the AVX2 loop's there.
+alignas(64) constexpr double kPowInvC[16] = {
+    1.3989071038251366, 1.3403141361256545, 1.2864321608040201, 1.2367149758454106,
+    1.1906976744186046, 1.147982062780269,  1.1082251082251082, 1.0711297071129706,
+    1.0364372469635628, 1.0,                0.9481481481481482, 0.8951048951048951,
+    0.847682119205298,  0.8050314465408805, 0.7664670658682635, 0.7314285714285714};
+alignas(64) constexpr double kPowLogC[16] = {  // -log2 of kPowInvC, rounded once
+    -0.4843001617159575, -0.4225711719642514,  -0.3633753794563512,  -0.3065130425006747,
+    -0.2518071504105397, -0.19910010007969525, -0.14825095858394247, -0.09913319201925132,
+    -0.05163276841532236, 0.0,                 0.07681559705083084,  0.1598713367783894,
+    0.2384047393250789,  0.3128829552843553,   0.38370429247405213,  0.4512111118323288};
+alignas(64) constexpr double kPowExp2[16] = {  // 2^(j/16)
+    1.0,                1.0442737824274138, 1.0905077326652577, 1.1387886347566916,
+    1.189207115002721,  1.241857812073484,  1.2968395546510096, 1.3542555469368927,
+    1.4142135623730951, 1.4768261459394993, 1.5422108254079407, 1.6104903319492543,
+    1.681792830507429,  1.7562521603732995, 1.8340080864093424, 1.9152065613971474};
+// The bits of 0.69921875: a double's bits minus these, shifted right by 48,
+// number its mantissa's 16 ranges (within [0.7, 1.4)) in the low 4 bits, and
+// by 52 give its exponent k for that range.
+constexpr long long kPowOff = 0x3fe6600000000000LL;
+
+CJ_AVX512 __attribute__((always_inline)) inline __m512d pow_pd(__m512d a, __m512d b) {
   const __m512i bits = _mm512_castpd_si512(a);
-  const __m512d two52 = _mm512_set1_pd(0x1p52);
-  __m512d e = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(bits, 52), _mm512_castpd_si512(two52))),
-                            two52);
-  e = _mm512_sub_pd(e, _mm512_set1_pd(1023.0));
-  __m512d m = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi64(0x000fffffffffffffLL)),
-                                                  _mm512_set1_epi64(0x3ff0000000000000LL)));
-  const __mmask8 big = _mm512_cmp_pd_mask(m, _mm512_set1_pd(1.4142135623730951), _CMP_GT_OQ);
-  const __m512d one = _mm512_set1_pd(1.0);
-  m = _mm512_mask_mul_pd(m, big, m, _mm512_set1_pd(0.5));
-  e = _mm512_mask_add_pd(e, big, e, one);
-  const __m512d s = _mm512_div_pd(_mm512_sub_pd(m, one), _mm512_add_pd(m, one));
-  const __m512d z = _mm512_mul_pd(s, s);
-  const __m512d z2 = _mm512_mul_pd(z, z), z4 = _mm512_mul_pd(z2, z2);
-  const __m512d p01 = _mm512_fmadd_pd(_mm512_set1_pd(0.9617966939259757), z, _mm512_set1_pd(2.8853900817779268));
-  const __m512d p23 = _mm512_fmadd_pd(_mm512_set1_pd(0.41219858311113244), z, _mm512_set1_pd(0.5770780163555853));
-  const __m512d p45 = _mm512_fmadd_pd(_mm512_set1_pd(0.2623081892525388), z, _mm512_set1_pd(0.3205988979753252));
-  const __m512d p67 = _mm512_fmadd_pd(_mm512_set1_pd(0.19235933878519512), z, _mm512_set1_pd(0.2219530832136867));
-  const __m512d p = _mm512_fmadd_pd(_mm512_fmadd_pd(p67, z2, p45), z4, _mm512_fmadd_pd(p23, z2, p01));
-  const __m512d th = _mm512_mul_pd(b, e), tl = _mm512_mul_pd(b, _mm512_mul_pd(p, s));
-  const __m512d t = _mm512_add_pd(th, tl);
-  const __m512d bound = _mm512_set1_pd(200.0);
-  const __mmask8 out = _mm512_cmp_pd_mask(_mm512_abs_pd(t), bound, _CMP_GT_OQ);
-  const __m512d k = _mm512_roundscale_pd(_mm512_min_pd(_mm512_max_pd(t, _mm512_sub_pd(_mm512_setzero_pd(), bound)), bound),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m512d f = _mm512_maskz_mov_pd(static_cast<__mmask8>(~out), _mm512_add_pd(_mm512_sub_pd(th, k), tl));
-  const __m512d w = _mm512_mul_pd(f, _mm512_set1_pd(0.69314718055994531));
-  const __m512d w2 = _mm512_mul_pd(w, w), w4 = _mm512_mul_pd(w2, w2), w8 = _mm512_mul_pd(w4, w4);
-  const __m512d q01 = _mm512_fmadd_pd(one, w, one);
-  const __m512d q23 = _mm512_fmadd_pd(_mm512_set1_pd(0.16666666666666666), w, _mm512_set1_pd(0.5));
-  const __m512d q45 = _mm512_fmadd_pd(_mm512_set1_pd(0.008333333333333333), w, _mm512_set1_pd(0.041666666666666664));
-  const __m512d q67 = _mm512_fmadd_pd(_mm512_set1_pd(0.0001984126984126984), w, _mm512_set1_pd(0.001388888888888889));
-  const __m512d q89 = _mm512_fmadd_pd(_mm512_set1_pd(2.7557319223985893e-06), w, _mm512_set1_pd(2.48015873015873e-05));
-  const __m512d qab = _mm512_fmadd_pd(_mm512_set1_pd(2.505210838544172e-08), w, _mm512_set1_pd(2.755731922398589e-07));
-  const __m512d q03 = _mm512_fmadd_pd(q23, w2, q01), q47 = _mm512_fmadd_pd(q67, w2, q45), q8b = _mm512_fmadd_pd(qab, w2, q89);
-  const __m512d q = _mm512_fmadd_pd(q8b, w8, _mm512_fmadd_pd(q47, w4, q03));
-  return _mm512_scalef_pd(q, k);
+  const __m512i tmp = _mm512_sub_epi64(bits, _mm512_set1_epi64(kPowOff));
+  const __m512i idx = _mm512_srli_epi64(tmp, 48);  // the permutes read its low 4 bits
+  const __m512i k = _mm512_srai_epi64(tmp, 52);
+  const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(bits, _mm512_slli_epi64(k, 52)));
+  const __m512d invc = _mm512_permutex2var_pd(_mm512_load_pd(kPowInvC), idx, _mm512_load_pd(kPowInvC + 8));
+  const __m512d logc = _mm512_permutex2var_pd(_mm512_load_pd(kPowLogC), idx, _mm512_load_pd(kPowLogC + 8));
+  const __m512d r = _mm512_fmsub_pd(z, invc, _mm512_set1_pd(1.0));
+  const __m512d magic = _mm512_set1_pd(0x1.8p52);  // k to double without AVX512DQ
+  const __m512d kd = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_add_epi64(k, _mm512_castpd_si512(magic))), magic);
+  // log2(1 + r) / r, fitted at Chebyshev nodes of |r| <= 0.0297.
+  __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(-0.24072649163000337), r, _mm512_set1_pd(0.2888106320249494));
+  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(-0.3606736384502399));
+  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.480898257517179));
+  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(-0.7213475204578484));
+  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.4426950408933268));
+  const __m512d lg = _mm512_fmadd_pd(p, r, _mm512_add_pd(kd, logc));
+  // t = b log2 a; beyond +-200 the float is inf or 0 either way (and a
+  // product that overflowed would make f NaN).
+  const __m512d t = _mm512_min_pd(_mm512_max_pd(_mm512_mul_pd(b, lg), _mm512_set1_pd(-200.0)), _mm512_set1_pd(200.0));
+  const __m512d kf = _mm512_roundscale_pd(t, (4 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // to 1/16
+  const __m512d f = _mm512_sub_pd(t, kf);
+  // 16 kf as an integer in the low bits (two's complement): j is its low 4.
+  const __m512d jd = _mm512_fmadd_pd(kf, _mm512_set1_pd(16.0), magic);
+  const __m512d tj = _mm512_permutex2var_pd(_mm512_load_pd(kPowExp2), _mm512_castpd_si512(jd), _mm512_load_pd(kPowExp2 + 8));
+  // (2^f - 1) / f, fitted at Chebyshev nodes of |f| <= 1/32.
+  __m512d q = _mm512_fmadd_pd(_mm512_set1_pd(0.001333378399622868), f, _mm512_set1_pd(0.009618317139047329));
+  q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(0.05550410865691805));
+  q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(0.24022650691319494));
+  q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(0.6931471805599455));
+  q = _mm512_fmadd_pd(_mm512_mul_pd(q, f), tj, tj);
+  return _mm512_scalef_pd(q, kf);  // times 2^floor(kf)
 }
 
 CJ_AVX512 inline __m512d ipow_pd(__m512d x, int n) {
@@ -446,21 +480,25 @@ CJ_AVX512 inline bool pow_ps_fixed(__m512 a, int n, bool whole, __m512& r) {
   return true;
 }
 
-CJ_AVX512 inline __m512 pow_ps_general(__m512 a, __m512 b) {
-  __m512 r = join_ps(pow_pd(lo_pd(a), lo_pd(b)), pow_pd(hi_pd(a), hi_pd(b)));
+// The lanes outside a > 0 finite, b finite: the C library's powf, as the
+// template function. Out of line, so that the loop around the common case
+// keeps its constants in registers.
+CJ_AVX512 __attribute__((noinline)) __m512 pow_lanes_libm(__m512 a, __m512 b, __m512 r, __mmask16 plain) {
+  alignas(64) float ra[16], rb[16], rr[16];
+  _mm512_store_ps(ra, a);
+  _mm512_store_ps(rb, b);
+  _mm512_store_ps(rr, r);
+  for (int j = 0; j < 16; ++j)
+    if (!(plain >> j & 1)) rr[j] = ::powf(ra[j], rb[j]);
+  return _mm512_load_ps(rr);
+}
+
+CJ_AVX512 __attribute__((always_inline)) inline __m512 pow_ps_general(__m512 a, __m512 b) {
+  const __m512 r = join_ps(pow_pd(lo_pd(a), lo_pd(b)), pow_pd(hi_pd(a), hi_pd(b)));
   const __m512 inf = _mm512_set1_ps(__builtin_inff());
   const __mmask16 plain = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_GT_OQ) &
                           _mm512_cmp_ps_mask(a, inf, _CMP_LT_OQ) & _mm512_cmp_ps_mask(_mm512_abs_ps(b), inf, _CMP_LT_OQ);
-  if (plain != 0xffff) {
-    alignas(64) float ra[16], rb[16], rr[16];
-    _mm512_store_ps(ra, a);
-    _mm512_store_ps(rb, b);
-    _mm512_store_ps(rr, r);
-    for (int j = 0; j < 16; ++j)
-      if (!(plain >> j & 1)) rr[j] = ::powf(ra[j], rb[j]);
-    r = _mm512_load_ps(rr);
-  }
-  return r;
+  return plain == 0xffff ? r : pow_lanes_libm(a, b, r, plain);
 }
 
 CJ_AVX512 void pow_f32_wide(const Instr& in, const Chunk& c) {
@@ -480,6 +518,12 @@ CJ_AVX512 void pow_f32_wide(const Instr& in, const Chunk& c) {
     return pow_exact(a, b, r);
   };
   std::size_t k = 0;
+  if (!fixed) {  // the general power inline (a call per vector reloaded its ~30 constants)
+    for (; k + 16 <= c.n; k += 16) {
+      const __m512 a = _mm512_loadu_ps(x + k), b = _mm512_loadu_ps(z + k);
+      _mm512_storeu_ps(y + k, pow_exact(a, b, pow_ps_general(a, b)));
+    }
+  }
   for (; k + 16 <= c.n; k += 16) _mm512_storeu_ps(y + k, one(_mm512_loadu_ps(x + k), _mm512_loadu_ps(z + k)));
   if (const std::size_t r = c.n - k) {
     alignas(64) float t[16] = {}, u[16] = {};
