@@ -49,10 +49,6 @@ using cpu::Loop;
 // calling thread.
 constexpr std::int64_t kChunk = 4096;
 constexpr std::int64_t kChunkBytes = 8192;
-// Calls of this many elements wake the pool's threads as they begin, while
-// the outputs are allocated and the plan made: over 100 us even of the
-// cheapest program on two threads, so the helpers are sure to be used.
-constexpr std::int64_t kAnnounce = std::int64_t(1) << 18;
 constexpr std::size_t kMaxItem = 16;  // complex128
 
 // 16-bit floats compute in float32 and round once per operation, as NumPy's loops do.
@@ -737,7 +733,7 @@ std::vector<Output> evaluate_elementwise(const Program& p, const std::vector<Inp
   threads = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, (count + kChunk - 1) / kChunk)));
   // Only a large call wakes them ahead (a smaller one wakes them, if at all,
   // once its first chunks show that they would help: thread_pool.hpp).
-  if (count >= kAnnounce) prepare_parallel(threads);
+  if (count >= kPrepareAt) prepare_parallel(threads);
   std::vector<ArrayView> in_views;
   in_views.reserve(inputs.size());
   for (const Input& in : inputs) in_views.push_back(in.view);

@@ -35,14 +35,13 @@ constexpr std::int64_t kLeaf = 512;  // the longest leaf: kSumLeaf<float>; min, 
 constexpr std::int64_t kSegment = 1 << 16;  // elements behind one partial; fixed, so the order is the shape's alone
 
 // Wakes the helpers of a reduction of `elements` elements in `tasks` tasks
-// before its parallel_tasks call (as eval.cpp does past its kAnnounce): left
+// before its parallel_tasks call (as eval.cpp does past kPrepareAt): left
 // to itself the pool runs the first tasks on the calling thread alone and
 // wakes a helper only once the rest project past 150 us, so a sum of 10^6
 // floats (16 segments of 10 us) ran on one core and one of 10^7 started its
 // helper late.
-constexpr std::int64_t kAnnounce = std::int64_t(1) << 18;
 void announce(std::int64_t elements, std::int64_t tasks, int threads) {
-  if (elements >= kAnnounce && tasks > 1 && threads > 1)
+  if (elements >= kPrepareAt && tasks > 1 && threads > 1)
     prepare_parallel(static_cast<int>(std::min<std::int64_t>(threads, tasks)));
 }
 

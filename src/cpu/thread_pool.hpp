@@ -23,6 +23,10 @@ int cpu_threads();
 // slow (a virtual machine's). Woken workers wait awake for the tasks, a
 // millisecond at most, then sleep again.
 void prepare_parallel(int threads);
+// Work of this many elements calls prepare_parallel as it begins: over
+// 100 us even of the cheapest program or sum on two threads, so the woken
+// helpers are sure to be used (eval.cpp's calls, reduce.cpp's reductions).
+constexpr std::int64_t kPrepareAt = std::int64_t(1) << 18;
 
 // Calls body(worker, task) for every task in [0, tasks), on up to `threads`
 // threads (the caller included); `worker` is in [0, threads) and no two
