@@ -3,9 +3,11 @@
 //
 //   ID|IN_PARAMS|OUT_PARAMS|OPERATION|INPUTS|OUTPUTS|INPLACE
 //
-// INPUTS and OUTPUTS are ';'-separated `DTYPE:SHAPE:VIEW` (SHAPE `AxBxC`;
+// INPUTS and OUTPUTS are ';'-separated `DTYPE:SHAPE:VIEW[:FILL]` (SHAPE `AxBxC`;
 // VIEW `c` as allocated, `T` the transpose of a 2-D buffer, `S2` every second
-// element of a 1-D buffer); an input `=VALUE` is a scalar (a C++ double). INPLACE is the input that output 0 updates in
+// element of a 1-D buffer; FILL `pos`: floats in [0.5, 4.5], the range the
+// script gives the peers where a program's functions branch on their argument,
+// as log and sqrt of Black-Scholes do); an input `=VALUE` is a scalar (a C++ double). INPLACE is the input that output 0 updates in
 // place (the same array passed as both, CuPy-style), or -1. Inputs are filled
 // on the GPU by a cujit program (no host copies of 2^30-element arrays), never
 // with zeros. Prints `ID MEDIAN_MS` per case: the median of 25 calls after a
@@ -53,8 +55,9 @@ Shape parse_shape(const std::string& s) {
 }
 
 // A program that fills an array of `dtype` with varied values (never zeros).
-std::string fill_program(DType t, int seed) {
+std::string fill_program(DType t, int seed, bool positive) {
   std::string k = fmt::format("{}", 0.37 + 0.01 * seed);
+  if (positive && is_float(t)) return fmt::format("out = abs(sin(i * {}) * 4) + 0.5", k);
   if (is_complex(t)) return fmt::format("out = sin(i * {}) * 4 + cos(i * 0.11) * 3j", k);
   if (t == DType::Bool) return fmt::format("out = sin(i * {}) > 0", k);
   if (is_integer(t)) return fmt::format("out = (i * 7919 + {}) % 251 - 125", seed);
@@ -68,7 +71,7 @@ struct Operand {
 
 Operand make_operand(const std::string& spec, int seed, bool fill) {
   std::vector<std::string> f = split(spec, ':');
-  if (f.size() != 3) throw std::runtime_error("bad operand spec " + spec);
+  if (f.size() != 3 && !(f.size() == 4 && f[3] == "pos")) throw std::runtime_error("bad operand spec " + spec);
   DType t = *dtype_from_name(f[0]);
   Shape shape = parse_shape(f[1]);
   Operand o;
@@ -77,7 +80,7 @@ Operand make_operand(const std::string& spec, int seed, bool fill) {
     opt.device = Device::cuda(0);
     opt.shape = shape;
     opt.output_dtypes = {{"out", t}};
-    o.buffer = evaluate(fill_program(t, seed), {}, opt).at(0).array;
+    o.buffer = evaluate(fill_program(t, seed, f.size() == 4), {}, opt).at(0).array;
   } else {
     o.buffer = Array::empty(t, shape, Device::cuda(0));
   }
