@@ -117,4 +117,21 @@ template <> struct conv_<float, cj_i16> {
 
 template <class To, class From> __host__ __device__ __forceinline__ auto cast(From x) { return conv_<To, From>::f(x); }
 
+// cast<T>(clip(x, lo, hi)) for T uint8/uint16, where code generation has
+// checked that the bounds are finite constants with lo < 1, lo <= hi and
+// hi >= 0: then a NaN, which the cast makes 0, may clamp to lo (it truncates
+// to 0), and the clip and the cast's saturation are one clamp to
+// [max(lo, 0), min(hi, T's max)], which the compiler folds to two min/max.
+template <class T> struct uint_max_;
+template <> struct uint_max_<cj_u8> { static constexpr float v = 255.f; };
+template <> struct uint_max_<cj_u16> { static constexpr float v = 65535.f; };
+template <class T> __host__ __device__ __forceinline__ T clip_cast(float x, float lo, float hi) {
+  const float c = fminf(fmaxf(x, fmaxf(lo, 0.f)), fminf(hi, uint_max_<T>::v));
+#ifdef __CUDA_ARCH__
+  return (T)__float_as_uint(__fadd_rz(c, 8388608.f));  // trunc(c) in the low bits, as f2i_nan_ above
+#else
+  return (T)c;
+#endif
+}
+
 }  // namespace cj

@@ -118,6 +118,10 @@ for k in 1 2 3 4; do [ -s "$TMP/r.$k.cubin" ] || { echo "FAIL: no cubin r.$k.cub
 expect 0 "cubin to $TMP/s.cubin (kernel 1 of 1: pass 1: sum(x*y)" -- --emit cubin -o "$TMP/s.cubin" --arch sm_80 -i 'x=rand(1000)' -i 'y=rand(1000)' 's = sum(x*y)'
 expect 1 "--emit cubin -o -: this program runs 4 kernels (jitrun -v shows its passes), and standard output takes one; give -o PATH for one file per kernel (PATH with .1, .2, ... before its extension), or use --emit ptx" -- --emit cubin -o - --arch sm_80 -i 'x=rand(8x30x40)' -i 'y=rand(8x30x40)' "$P"
 expect 0 "rows normalised in one pass" -- --emit source -i 'x=rand(64x100)' 'z = (x - mean(x, axis=1, keepdims=true)) / std(x, axis=1, keepdims=true)'
+# A cast of a clip with constant bounds is one clamp (codegen's clip_cast), not when lo >= 1 (a NaN must give 0).
+expect 0 "v_z = cj::clip_cast<cj_u8>(cj::rint(" -- --emit source -t z=uint8 -i 'x=rand(100):uint8' 'z = uint8(clip(rint(float32(x)*1.2 + 10), 0, 255))'
+out=$("$JITRUN" --emit source -t z=uint8 -i 'x=rand(100)' 'z = uint8(clip(x, 1, 255))' 2>&1)
+[[ "$out" == *"cj::cast<cj_u8>(cj::clip("* && "$out" != *"clip_cast<"* ]] || { echo "FAIL: clip(x, 1, 255) to uint8 fused: $out" | head -3; fails=$((fails + 1)); }
 
 if [ "$fails" != 0 ]; then
   echo "$fails jitrun check(s) failed"

@@ -655,6 +655,24 @@ TEST_CASE("float32 to uint8/uint16 casts give the CPU evaluator's values", "[gpu
     k(dev(f), z);
     require_equal(z, cpu(prog, {{"f", f.view()}}));
   }
+  // A cast of a clip with constant bounds is one clamp on the GPU (codegen's
+  // clip_cast): bounds inside, past and on the edges of the type's range,
+  // fractional ones, and bounds it must not fuse (lo >= 1, lo > hi, hi < 0).
+  const std::pair<const char*, const char*> clips[] = {
+      {"uint8(clip(f, 0, 255))", "uint8"},           {"uint8(clip(f*1.2 + 10, -5, 300))", "uint8"},
+      {"uint8(clip(f, 0.5, 254.5))", "uint8"},       {"uint8(clip(f, -0.0, 0.7))", "uint8"},
+      {"clip(rint(f), 0, 255)", "uint8"},            {"uint16(clip(f, 0, 65535))", "uint16"},
+      {"uint16(clip(f, 0.99, 1e9))", "uint16"},      {"uint8(clip(f, 1, 200))", "uint8"},
+      {"uint8(clip(f, 10, 5))", "uint8"},            {"uint16(clip(f, -9, -1))", "uint16"}};
+  for (const auto& [expr, t] : clips) {
+    const std::string prog = std::string("z = ") + expr, out = std::string(t) + " z";
+    INFO(prog);
+    ElementwiseKernel k("float32 f", out, prog, "clipcast");
+    const DType dt = std::string(t) == "uint8" ? DType::UInt8 : DType::UInt16;
+    Array z = poisoned(dt, {n});
+    k(dev(f), z);
+    require_equal(z, cpu(prog, {{"f", f.view()}}, {OutputDecl{"z", dt}}));
+  }
   // And every 8- and 16-bit integer to float32 (the GPU's exponent trick).
   for (const DType dt : {DType::UInt8, DType::Int8, DType::UInt16, DType::Int16}) {
     const std::int64_t m = dtype_size(dt) == 1 ? 256 : 65536;
