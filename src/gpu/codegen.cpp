@@ -13,7 +13,6 @@
 #include <mutex>
 #include <sstream>
 #include <string_view>
-#include <type_traits>
 
 #include "lang/check.hpp"
 #include "cujit/array.hpp"
@@ -213,14 +212,13 @@ class BodyGen {
   std::string const_in(const Expr& e, DType to) {
     note_type(to);
     std::string out;
-    scalar::visit(value_dtype(e), [&](auto ft) {
-      using F = decltype(ft);
-      F x = value_as<F>(e.value);
-      scalar::visit(to, [&](auto tt) {
-        using T = decltype(tt);
-        out = emit(scalar::cast<T>(x));
-      });
-    });
+    scalar::visit(to, [&](auto tt) { out = emit(folded_as<decltype(tt)>(e)); });
+    return out;
+  }
+  // A folded constant's value in C type T, as const_in emits it.
+  template <class T> static T folded_as(const Expr& e) {
+    T out{};
+    scalar::visit(value_dtype(e), [&](auto ft) { out = scalar::cast<T>(value_as<decltype(ft)>(e.value)); });
     return out;
   }
 
@@ -236,12 +234,12 @@ class BodyGen {
   // cast's own clamp are one clamp (templates/cast.cuh, cj::clip_cast), the
   // same values: a NaN, which the cast makes 0, clamps to lo < 1, which
   // truncates to 0 as well. Such programs are bound by the GPU's ALU pipe on
-  // an H200, which this takes four instructions of about nine per byte off.
+  // an H200, which this takes three instructions of about nine per byte off.
   static bool clip_cast_applies(const Expr& e, DType to) {
     if ((to != DType::UInt8 && to != DType::UInt16) || e.kind != Expr::Call || e.op != Op::Clip ||
         e.op_type != DType::Float32 || e.type != DType::Float32 || !e.args[1]->folded || !e.args[2]->folded)
       return false;
-    const float lo = folded_f32(*e.args[1]), hi = folded_f32(*e.args[2]);
+    const float lo = folded_as<float>(*e.args[1]), hi = folded_as<float>(*e.args[2]);
     return std::isfinite(lo) && std::isfinite(hi) && lo < 1.f && lo <= hi && hi >= 0.f;
   }
   std::string clip_cast(const Expr& e, DType to) {
@@ -249,17 +247,6 @@ class BodyGen {
     note_type(to);
     return "cj::clip_cast<" + ctype(to) + ">(" + operand(*e.args[0], DType::Float32) + ", " +
            const_in(*e.args[1], DType::Float32) + ", " + const_in(*e.args[2], DType::Float32) + ")";
-  }
-  static float folded_f32(const Expr& e) {
-    float out = 0;
-    scalar::visit(value_dtype(e), [&](auto ft) {
-      using F = decltype(ft);
-      if constexpr (!std::is_same_v<F, std::complex<float>> && !std::is_same_v<F, std::complex<double>>)
-        out = scalar::cast<float>(value_as<F>(e.value));
-      else
-        out = NAN;
-    });
-    return out;
   }
 
   // An operand of an operation: as value_in, and a weak integer must fit the
