@@ -510,8 +510,9 @@ CJ_AVX512 void pow_f32_wide(const Instr& in, const Chunk& c) {
   const float b0 = z[0];
   // The exponent's analysis once per chunk, not per vector (the lambda is
   // not inlined: pow_ps_general is large).
+  // n only when fixed (|b0| <= 16): a larger exponent does not fit an int.
   const bool whole = __builtin_truncf(b0) == b0;
-  const int n = static_cast<int>(__builtin_floorf(b0));
+  const int n = fixed ? static_cast<int>(__builtin_floorf(b0)) : 0;
   auto one = [&](__m512 a, __m512 b) CJ_AVX512 {
     __m512 r;
     if (!fixed || !pow_ps_fixed(a, n, whole, r)) r = pow_ps_general(a, b);
