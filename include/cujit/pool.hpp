@@ -45,4 +45,30 @@ CUJIT_API void trim_pool(std::uint64_t keep_bytes = 0);
 // all freed memory until trim_pool().
 CUJIT_API void set_pool_release_threshold(std::uint64_t bytes);
 
+// ---- host memory
+// Host arrays of 32 MiB and more (HostArray: the CPU evaluator's outputs,
+// Array::to_host, .npy files read) come from a pool of their own: the C
+// library maps memory that large fresh from the kernel at each allocation,
+// whose page faults and zeroing cost a second pass over a new output. Freed
+// blocks are kept, oldest given back first, up to a limit, and serve the next
+// array of 80-100% of their size. The limit is 1/8 of physical memory unless
+// CUJIT_HOST_POOL_KEEP=bytes (as CUJIT_POOL_RELEASE) says otherwise;
+// CUJIT_HOST_POOL=0 keeps nothing.
+struct HostPoolStats {
+  std::uint64_t kept_bytes = 0;   // freed memory kept for reuse now
+  std::uint64_t kept_blocks = 0;  // in that many blocks
+  std::uint64_t limit = 0;        // the most it keeps
+  std::uint64_t reuses = 0;       // allocations served from kept blocks
+  std::uint64_t fresh = 0;        // allocations that found none to fit
+  std::uint64_t oom_trims = 0;    // fresh allocations that failed, freed the kept blocks and tried again
+};
+
+CUJIT_API HostPoolStats host_pool_stats();
+
+// Frees kept host blocks, oldest first, until at most `keep_bytes` remain.
+CUJIT_API void trim_host_pool(std::uint64_t keep_bytes = 0);
+
+// Sets the most freed host memory the pool keeps (0: none), trimming to it.
+CUJIT_API void set_host_pool_limit(std::uint64_t bytes);
+
 }  // namespace cujit

@@ -1,7 +1,5 @@
 #include "cujit/array.hpp"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -9,6 +7,7 @@
 
 #include "core/driver.hpp"
 #include "core/fail.hpp"
+#include "core/host_pool.hpp"
 #include "core/array.hpp"
 
 namespace cujit {
@@ -124,22 +123,19 @@ HostArray::HostArray(DType dtype, const Shape& shape) {
   view_.dtype = dtype;
   view_.shape = shape;
   view_.strides = ArrayView::contiguous_strides(shape, dtype);
-  // Arrays too large for the C library to keep its freed memory for reuse
-  // (above glibc's largest dynamic mmap threshold, 32 MiB: each one is fresh
-  // memory from the kernel) go on 2 MiB boundaries with transparent huge pages
-  // asked for, as NumPy does: their first touch then costs one page fault per
-  // 2 MiB instead of one per 4 KiB (half the CPU evaluator's time on x*y + 5).
-  // Smaller ones stay plain allocations, which malloc serves again from memory
-  // already mapped when a program runs repeatedly: a 2 MiB alignment would
-  // make every one a fresh mapping.
-  constexpr std::size_t kHuge = std::size_t{2} << 20;
-  const std::size_t align = bytes >= 16 * kHuge ? kHuge : 64;
-  std::size_t rounded = ((bytes + align - 1) / align) * align;
+  // Large arrays come from the host pool (core/host_pool.hpp: memory the
+  // kernel has already faulted in and zeroed, when a kept block fits).
+  if (bytes >= kHostPoolMin) {
+    const HostBlock b = host_pool_take(bytes);
+    if (!b.p) fail(ErrorCode::Data, "out of host memory allocating {} bytes", bytes);
+    buffer_ = std::shared_ptr<void>(b.p, [n = b.bytes](void* q) { host_pool_give({q, n}); });
+    view_.data = b.p;
+    return;
+  }
+  constexpr std::size_t align = 64;
+  const std::size_t rounded = ((bytes + align - 1) / align) * align;
   void* p = std::aligned_alloc(align, rounded ? rounded : align);
   if (!p) fail(ErrorCode::Data, "out of host memory allocating {} bytes", bytes);
-#ifdef MADV_HUGEPAGE
-  if (align == kHuge) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
-#endif
   buffer_ = std::shared_ptr<void>(p, std::free);
   view_.data = p;
 }

@@ -30,6 +30,11 @@ expect 0 "out = [[ 0.  1.  2.  3.]" -- --print -i 'x=arange(3x1)' -i 'y=arange(4
 # (src/gpu/generate.hpp), the same for a seed on every machine and device.
 expect 0 "out: float32 (2, 3, 4)  min: 2  max: 2" -- --device cpu -i 'x=ones((2, 3, 4))' 'out = x*2'
 expect 0 "out = [7 7 7 7 7]" -- --device cpu --print -i 'x=full((5,),7):int8' 'out = x'
+# The host pool's settings (a 40 MB output comes from it): a bad value is
+# warned about and the run goes on with the default.
+CUJIT_HOST_POOL_KEEP=lots expect 0 "ignoring CUJIT_HOST_POOL_KEEP=lots (expected a number of bytes" -- --device cpu -i 'x=ones(1e7)' 'out = x*2'
+CUJIT_HOST_POOL=maybe expect 0 "out: float32 (10000000,)  min: 2  max: 2" -- --device cpu -i 'x=ones(1e7)' 'out = x*2'
+CUJIT_HOST_POOL=0 expect 0 "out: float32 (10000000,)  min: 3  max: 3" -- --device cpu -i 'x=ones(1e7)' 'out = x*3'
 expect 1 "-i x=ones((2,x)): 'x' is not a number" -- --device cpu -i 'x=ones((2,x))' 'out = x'
 expect 0 "out = [0.75015222 0.79528404 0.00845311]" -- --device cpu --print --seed 7 -i 'x=rand(3):float64' 'out = x'
 expect 0 "out = [  45 -101  -64   22]" -- --device cpu --print --seed 7 -i 'x=rand(4):int8' 'out = x'
