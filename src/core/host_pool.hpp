@@ -3,8 +3,9 @@
 // Why: the C library maps every allocation above its largest mmap threshold
 // (32 MiB in glibc) fresh from the kernel and unmaps it at free, so each new
 // output of a large CPU call paid the kernel's page faults and its zeroing of
-// every page: a second write pass over the output, about 45% of the time of a
-// float32 `x*y + 5` at 10^8 elements on two cores. Like the device pool, this
+// every page: a second write pass over the output, a quarter of the time of a
+// float32 `x*y + 5` at 10^8 elements on two cores and two thirds at 10^7
+// (bench/results/cpu_2026-11-25_host_pool.md). Like the device pool, this
 // one keeps freed blocks for the next allocation of about their size, up to a
 // limit (1/8 of physical memory by default); smaller arrays stay plain
 // allocations, which malloc already reuses.
