@@ -5,13 +5,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <string>
 #include <vector>
 
-#include "core/pool.hpp"  // parse_pool_bytes, and the public host pool's declarations
+#include "core/pool.hpp"  // pool_env_*, and the public host pool's declarations
 
 namespace cujit {
 namespace {
@@ -48,18 +46,7 @@ HostPool& pool() {
   // Never destroyed: arrays may be freed from static destructors.
   static HostPool* p = [] {
     auto* hp = new HostPool;
-    hp->limit = default_limit();
-    std::uint64_t bytes = 0;
-    if (const char* v = std::getenv("CUJIT_HOST_POOL_KEEP"); v && *v) {
-      if (parse_pool_bytes(v, bytes)) hp->limit = bytes;
-      else std::fprintf(stderr, "cujit: warning: ignoring CUJIT_HOST_POOL_KEEP=%s (expected a number of bytes such as 1073741824 or 1G, or max)\n", v);
-    }
-    if (const char* v = std::getenv("CUJIT_HOST_POOL"); v && *v) {
-      const std::string s = v;
-      if (s == "0" || s == "off" || s == "false" || s == "no") hp->limit = 0;
-      else if (s != "1" && s != "on" && s != "true" && s != "yes")
-        std::fprintf(stderr, "cujit: warning: ignoring CUJIT_HOST_POOL=%s (expected 0 or 1)\n", v);
-    }
+    hp->limit = pool_env_switch("CUJIT_HOST_POOL", true) ? pool_env_bytes("CUJIT_HOST_POOL_KEEP", default_limit()) : 0;
     return hp;
   }();
   return *p;

@@ -47,23 +47,11 @@ struct PoolConfig {
   std::atomic<std::uint64_t> threshold{kKeepAll};
 };
 
-void warn(const char* name, const char* value, const char* expected) {
-  std::fprintf(stderr, "cujit: warning: ignoring %s=%s (expected %s)\n", name, value, expected);
-}
-
 PoolConfig& config() {
   static PoolConfig* c = [] {
     auto* pc = new PoolConfig;  // never destroyed: buffers may be freed from static destructors
-    if (const char* v = std::getenv("CUJIT_POOL"); v && *v) {
-      const std::string s = v;
-      if (s == "0" || s == "off" || s == "false" || s == "no") pc->enabled = false;
-      else if (s != "1" && s != "on" && s != "true" && s != "yes") warn("CUJIT_POOL", v, "0 or 1");
-    }
-    std::uint64_t bytes = 0;
-    if (const char* v = std::getenv("CUJIT_POOL_RELEASE"); v && *v) {
-      if (parse_pool_bytes(v, bytes)) pc->threshold = bytes;
-      else warn("CUJIT_POOL_RELEASE", v, "a number of bytes such as 1073741824 or 1G, or max");
-    }
+    pc->enabled = pool_env_switch("CUJIT_POOL", true);
+    pc->threshold = pool_env_bytes("CUJIT_POOL_RELEASE", kKeepAll);
     return pc;
   }();
   return *c;
@@ -250,6 +238,31 @@ bool parse_pool_bytes(const char* text, std::uint64_t& bytes) {
   if (shift < 0 || (shift > 0 && v > (kKeepAll >> shift))) return false;
   bytes = v << shift;
   return true;
+}
+
+namespace {
+void warn_env(const char* name, const char* value, const char* expected) {
+  std::fprintf(stderr, "cujit: warning: ignoring %s=%s (expected %s)\n", name, value, expected);
+}
+}  // namespace
+
+bool pool_env_switch(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  const std::string s = v;
+  if (s == "0" || s == "off" || s == "false" || s == "no") return false;
+  if (s == "1" || s == "on" || s == "true" || s == "yes") return true;
+  warn_env(name, v, "0 or 1");
+  return fallback;
+}
+
+std::uint64_t pool_env_bytes(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  std::uint64_t bytes = 0;
+  if (!v || !*v) return fallback;
+  if (parse_pool_bytes(v, bytes)) return bytes;
+  warn_env(name, v, "a number of bytes such as 1073741824 or 1G, or max");
+  return fallback;
 }
 
 bool pool_in_use(int device) { return config().enabled && slot(device).pool.load(std::memory_order_relaxed) != nullptr; }

@@ -35,6 +35,14 @@ bool pool_in_use(int device);
 // (binary), or "max" (UINT64_MAX). False when it is none of those.
 bool parse_pool_bytes(const char* text, std::uint64_t& bytes);
 
+// The pools' settings from the environment (the device pool's and the host
+// pool's, read once each): a switch in CUJIT_CACHE's words (0/off/false/no,
+// 1/on/true/yes) and a byte count as parse_pool_bytes reads it. An unset
+// variable gives `fallback`; a value that is neither is warned about on
+// stderr and gives `fallback` too.
+bool pool_env_switch(const char* name, bool fallback);
+std::uint64_t pool_env_bytes(const char* name, std::uint64_t fallback);
+
 // Orders a caller's stream with the pool's (legacy) stream around one call.
 // One event: recorded on the legacy stream after the allocations, then on the
 // caller's stream after the work, where the frees find it.

@@ -82,13 +82,17 @@ Loop fill_for(std::size_t item) {
 template <std::size_t S> void copy_loop(const Instr& in, const Chunk& c) {
   std::memcpy(c.reg[in.out], c.reg[in.arg[0]], c.n * S);
 }
-Loop copy_for(std::size_t item) {
+void stream_copy_loop(const Instr& in, const Chunk& c, std::size_t item);
+template <std::size_t S> void stream_copy(const Instr& in, const Chunk& c) { stream_copy_loop(in, c, S); }
+template <std::size_t S> Loop copy_of(bool stream) { return stream ? stream_copy<S> : copy_loop<S>; }
+// `stream`: with non-temporal stores (stream_copy_loop).
+Loop copy_for(std::size_t item, bool stream = false) {
   switch (item) {
-    case 1: return copy_loop<1>;
-    case 2: return copy_loop<2>;
-    case 4: return copy_loop<4>;
-    case 8: return copy_loop<8>;
-    default: return copy_loop<16>;
+    case 1: return copy_of<1>(stream);
+    case 2: return copy_of<2>(stream);
+    case 4: return copy_of<4>(stream);
+    case 8: return copy_of<8>(stream);
+    default: return copy_of<16>(stream);
   }
 }
 
@@ -113,16 +117,6 @@ void stream_copy_loop(const Instr& in, const Chunk& c, std::size_t item) {
 #else
   std::memcpy(dst, src, bytes);
 #endif
-}
-template <std::size_t S> void stream_copy(const Instr& in, const Chunk& c) { stream_copy_loop(in, c, S); }
-Loop stream_copy_for(std::size_t item) {
-  switch (item) {
-    case 1: return stream_copy<1>;
-    case 2: return stream_copy<2>;
-    case 4: return stream_copy<4>;
-    case 8: return stream_copy<8>;
-    default: return stream_copy<16>;
-  }
 }
 
 // Outputs of at least this many bytes are written with stream_copy: larger
@@ -341,7 +335,7 @@ class Planner {
         int o = new_reg(v.t, Reg::Out);
         plan_.regs[static_cast<std::size_t>(o)].base = base;
         Instr in;
-        in.loop = stream ? stream_copy_for(dtype_size(v.t)) : copy_for(dtype_size(v.t));
+        in.loop = copy_for(dtype_size(v.t), stream);
         in.out = o;
         in.arg[0] = v.reg;
         instrs_.push_back(in);
