@@ -16,6 +16,23 @@ namespace cj {
 // bytes), which the compiler turns into ld/st.global.v2/v4.
 template <class T, int N, int A> struct alignas(A) vec { T v[N]; };
 
+// A vector of 8- or 16-bit elements moved as 32-bit words. Loaded or stored as
+// itself, such a vector was taken apart and built again a byte at a time: the
+// uint8 image program at 2^28 on an H200 took 163 us that way, 151 us through
+// words (bench/results/layouts_h200/ab_vectors_2026-11-25.md).
+template <class V> __device__ __forceinline__ V vload(const V* p) {
+  typedef vec<unsigned, sizeof(V) / 4, alignof(V)> W;
+  union { W w; V v; } u;
+  u.w = *reinterpret_cast<const W*>(p);
+  return u.v;
+}
+template <class V> __device__ __forceinline__ void vstore(V* p, const V& v) {
+  typedef vec<unsigned, sizeof(V) / 4, alignof(V)> W;
+  union { W w; V v; } u;
+  u.v = v;
+  *reinterpret_cast<W*>(p) = u.w;
+}
+
 // Products never fuse with a neighbouring add into an FMA: NumPy rounds every
 // operation, so the GPU must too. fast_math lets them fuse.
 #if __USE_FAST_MATH__

@@ -727,3 +727,52 @@ TEST_CASE("float16 NaNs keep sign and payload through the vector kernel's per-ve
     CHECK(bad == 0);
   }
 }
+
+// One-byte programs with one array input take two 16-byte vectors a step, both
+// loaded first, and move every 8- and 16-bit vector as 32-bit words
+// (gpu/layouts/contiguous.cpp's vector_steps and vload). Lengths around the
+// step's edges (a second vector of the last step missing, the scalar tail),
+// views one element off alignment (the scalar kernel), and in place.
+TEST_CASE("Byte vectors two a step, as words: every length and in place", "[gpu][elementwise]") {
+  std::mt19937_64 rng(run_seed());
+  const std::int64_t lengths[] = {1, 15, 16, 17, 31, 32, 33, 47, 48, 4096 + 16 * 3 + 5, (1 << 20) + 16, (1 << 22) + 33};
+  struct Prog { const char* in; const char* out; const char* text; DType in_t, out_t; };
+  const Prog progs[] = {
+      {"uint8 x", "uint8 z", "z = uint8(clip(rint(float32(x)*1.2 + 10), 0, 255))", DType::UInt8, DType::UInt8},
+      {"uint8 x", "bool z", "z = (x > 100) & (x < 200)", DType::UInt8, DType::Bool},
+      {"int8 x", "int8 z", "z = -x * 3 + 1", DType::Int8, DType::Int8},
+      {"uint16 x", "uint16 z", "z = x * 7 + (x >> 3)", DType::UInt16, DType::UInt16},
+      {"uint8 x", "float32 z", "z = float32(x) * 0.25", DType::UInt8, DType::Float32}};
+  for (const Prog& p : progs) {
+    ElementwiseKernel k(p.in, p.out, p.text, "bytes");
+    for (const std::int64_t n : lengths) {
+      INFO(p.text << " on " << n << " elements");
+      HostArray h(p.in_t, {n + 1});
+      auto* b = static_cast<unsigned char*>(h.data());
+      for (std::size_t q = 0; q < h.nbytes(); ++q) b[q] = static_cast<unsigned char>(rng());
+      HostArray h0(p.in_t, {n});
+      std::memcpy(h0.data(), h.data(), h0.nbytes());
+      const HostArray want = cpu(p.text, {{"x", h0.view()}}, {OutputDecl{"z", p.out_t}});
+      Array x = dev(h);
+      ArrayView aligned = x.view();
+      aligned.shape = Shape{n};
+      Array z = poisoned(p.out_t, {n});
+      k(aligned, z);
+      require_equal(z, want);
+      // One element off alignment: the same values through the scalar path.
+      HostArray h1(p.in_t, {n});
+      std::memcpy(h1.data(), static_cast<const char*>(h.data()) + dtype_size(p.in_t), h1.nbytes());
+      ArrayView off = x.view();
+      off.shape = Shape{n};
+      off.data = static_cast<char*>(off.data) + dtype_size(p.in_t);
+      Array z1 = poisoned(p.out_t, {n});
+      k(off, z1);
+      require_equal(z1, cpu(p.text, {{"x", h1.view()}}, {OutputDecl{"z", p.out_t}}));
+      if (p.in_t == p.out_t) {  // in place: z is x
+        Array y = dev(h0);
+        k(y, y);
+        require_equal(y, want);
+      }
+    }
+  }
+}

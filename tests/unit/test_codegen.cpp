@@ -131,6 +131,24 @@ TEST_CASE("codegen golden: locals, compound assignment, where, clip, weak int th
   check_golden("locals_where_clip_vec", generate_source(p, l, "cujit_mix"));
 }
 
+TEST_CASE("codegen golden: uint8 image program, words and two vectors a step", "[codegen]") {
+  Program p = compile_program("z = uint8(clip(rint(float32(x)*1.2 + 10), 0, 255))", {in("x", DType::UInt8)});
+  KernelLayout l = contiguous_layout(p, max_vec(p));
+  CHECK(l.vec == 16);
+  std::string src = generate_source(p, l, "cujit_img");
+  check_golden("image_u8_vec16_steps2", src);
+  // Both vectors of a step are loaded before either is computed, as 32-bit words.
+  CHECK(contains(src, "cj_kv0 += 2 * cj_step"));
+  CHECK(contains(src, "cjr_x[cj_u] = cj::vload("));
+  CHECK(contains(src, "cj::vstore("));
+  // Two byte inputs keep one vector a step (registers).
+  Program p2 = compile_program("z = x + y", {in("x", DType::UInt8), in("y", DType::UInt8)});
+  CHECK(contains(generate_source(p2, contiguous_layout(p2, max_vec(p2)), "cujit_add8"), "cj_kv0 += 1 * cj_step"));
+  // float32 vectors are moved as themselves.
+  Program p3 = compile_program("z = x * 2", {in("x", DType::Float32)});
+  CHECK_FALSE(contains(generate_source(p3, contiguous_layout(p3, max_vec(p3)), "cujit_f32"), "cj::vload("));
+}
+
 TEST_CASE("codegen: literals are exact and typed", "[codegen]") {
   auto src = [](const std::string& prog, DType t) {
     Program p = compile_program(prog, {in("x", t)});

@@ -51,7 +51,7 @@ struct KernelParts {
   // (by pointer name: an in/out parameter has two, one per side).
   std::vector<std::string> strided_names;
   std::map<std::string, int> row;
-  std::vector<std::string> setup, load, store, vload, velem, vstore_elem, vstore, row_setup, tile_decl, tile_load;
+  std::vector<std::string> setup, load, store, vraw, vload, velem, vstore_elem, vstore, row_setup, tile_decl, tile_load;
 
   // An operand's element at the offsets cj_o of its strided row.
   std::string offset(const std::string& ptr) const { return "cj::at(" + ptr + ", cj_o[" + std::to_string(row.at(ptr)) + "])"; }

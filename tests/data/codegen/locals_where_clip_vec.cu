@@ -36,9 +36,11 @@ static __device__ __forceinline__ void cj_element(const cj_i8 v_x, const cj_i64 
   v_flag = cj::land(cj::lnot(cj::eq(v_x, (cj_i8)0)), cj::isfinite_(v_u));  // flag = !(x == 0) && isfinite(u)
 }
 
-// Contiguous layout, 4 elements per step: every array operand moves as
+// Contiguous layout, 4 elements per vector: every array operand moves as
 // aligned vectors (the host checked the alignment of each pointer); the last
-// n % 4 elements go one at a time.
+// n % 4 elements go one at a time. Each step a thread takes 1 vector(s),
+// cj_step apart, all loaded before any is computed (the host picks the count:
+// gpu/layouts/contiguous.cpp's vector_steps).
 extern "C" __global__ void cujit_mix(float* p_out, bool* p_flag, const cj_i8* p_x, const cj_i64 s_k, const long long cj_n, long long* cj_err) {
   typedef unsigned int cj_idx;
   const cj_idx cj_count = (cj_idx)cj_n;
@@ -46,21 +48,26 @@ extern "C" __global__ void cujit_mix(float* p_out, bool* p_flag, const cj_i8* p_
   const cj_idx cj_first = (cj_idx)blockIdx.x * blockDim.x + threadIdx.x;
   const cj_i64 v_k = s_k;
   const cj_idx cj_nvec = cj_count / 4;
-  for (cj_idx cj_kv = cj_first; cj_kv < cj_nvec; cj_kv += cj_step) {
-    const cj::vec<cj_i8, 4, 4> a_x = reinterpret_cast<const cj::vec<cj_i8, 4, 4>*>(p_x)[cj_kv];
-    cj::vec<float, 4, 16> a_out;
-    cj::vec<bool, 4, 4> a_flag;
+  for (cj_idx cj_kv0 = cj_first; cj_kv0 < cj_nvec; cj_kv0 += 1 * cj_step) {
 #pragma unroll
-    for (int cj_j = 0; cj_j < 4; ++cj_j) {
-      const cj_i8 v_x = a_x.v[cj_j];
-      float v_out;
-      bool v_flag;
-      cj_element(v_x, v_k, v_out, v_flag, cj_err);
-      a_out.v[cj_j] = v_out;
-      a_flag.v[cj_j] = v_flag;
+    for (int cj_u = 0; cj_u < 1; ++cj_u) {
+      const cj_idx cj_kv = cj_kv0 + cj_u * cj_step;
+      if (cj_kv >= cj_nvec) break;
+      const cj::vec<cj_i8, 4, 4> a_x = cj::vload(reinterpret_cast<const cj::vec<cj_i8, 4, 4>*>(p_x) + cj_kv);
+      cj::vec<float, 4, 16> a_out;
+      cj::vec<bool, 4, 4> a_flag;
+#pragma unroll
+      for (int cj_j = 0; cj_j < 4; ++cj_j) {
+        const cj_i8 v_x = a_x.v[cj_j];
+        float v_out;
+        bool v_flag;
+        cj_element(v_x, v_k, v_out, v_flag, cj_err);
+        a_out.v[cj_j] = v_out;
+        a_flag.v[cj_j] = v_flag;
+      }
+      reinterpret_cast<cj::vec<float, 4, 16>*>(p_out)[cj_kv] = a_out;
+      cj::vstore(reinterpret_cast<cj::vec<bool, 4, 4>*>(p_flag) + cj_kv, a_flag);
     }
-    reinterpret_cast<cj::vec<float, 4, 16>*>(p_out)[cj_kv] = a_out;
-    reinterpret_cast<cj::vec<bool, 4, 4>*>(p_flag)[cj_kv] = a_flag;
   }
   for (cj_idx cj_k = cj_nvec * 4 + cj_first; cj_k < cj_count; cj_k += cj_step) {
     const cj_i8 v_x = p_x[cj_k];

@@ -20,26 +20,33 @@ static __device__ __forceinline__ void cj_element(const float v_x, float& v_out)
   v_out = cj::mul(cj::sin(v_x), 5.0f);  // out = sin(x)*5
 }
 
-// Contiguous layout, 4 elements per step: every array operand moves as
+// Contiguous layout, 4 elements per vector: every array operand moves as
 // aligned vectors (the host checked the alignment of each pointer); the last
-// n % 4 elements go one at a time.
+// n % 4 elements go one at a time. Each step a thread takes 1 vector(s),
+// cj_step apart, all loaded before any is computed (the host picks the count:
+// gpu/layouts/contiguous.cpp's vector_steps).
 extern "C" __global__ void cujit_sin5(float* p_out, const float* p_x, const long long cj_n) {
   typedef unsigned int cj_idx;
   const cj_idx cj_count = (cj_idx)cj_n;
   const cj_idx cj_step = (cj_idx)blockDim.x * gridDim.x;
   const cj_idx cj_first = (cj_idx)blockIdx.x * blockDim.x + threadIdx.x;
   const cj_idx cj_nvec = cj_count / 4;
-  for (cj_idx cj_kv = cj_first; cj_kv < cj_nvec; cj_kv += cj_step) {
-    const cj::vec<float, 4, 16> a_x = reinterpret_cast<const cj::vec<float, 4, 16>*>(p_x)[cj_kv];
-    cj::vec<float, 4, 16> a_out;
+  for (cj_idx cj_kv0 = cj_first; cj_kv0 < cj_nvec; cj_kv0 += 1 * cj_step) {
 #pragma unroll
-    for (int cj_j = 0; cj_j < 4; ++cj_j) {
-      const float v_x = a_x.v[cj_j];
-      float v_out;
-      cj_element(v_x, v_out);
-      a_out.v[cj_j] = v_out;
+    for (int cj_u = 0; cj_u < 1; ++cj_u) {
+      const cj_idx cj_kv = cj_kv0 + cj_u * cj_step;
+      if (cj_kv >= cj_nvec) break;
+      const cj::vec<float, 4, 16> a_x = reinterpret_cast<const cj::vec<float, 4, 16>*>(p_x)[cj_kv];
+      cj::vec<float, 4, 16> a_out;
+#pragma unroll
+      for (int cj_j = 0; cj_j < 4; ++cj_j) {
+        const float v_x = a_x.v[cj_j];
+        float v_out;
+        cj_element(v_x, v_out);
+        a_out.v[cj_j] = v_out;
+      }
+      reinterpret_cast<cj::vec<float, 4, 16>*>(p_out)[cj_kv] = a_out;
     }
-    reinterpret_cast<cj::vec<float, 4, 16>*>(p_out)[cj_kv] = a_out;
   }
   for (cj_idx cj_k = cj_nvec * 4 + cj_first; cj_k < cj_count; cj_k += cj_step) {
     const float v_x = p_x[cj_k];
