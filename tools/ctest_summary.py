@@ -8,7 +8,7 @@ One argument per CTest run of tools/test.sh (the JUnit file from ctest
 --output-junit, and its build folder for the entries' labels). With --ci, a
 skipped entry that is not a GPU test (label `gpu`) fails: in CI every
 dependency of a non-GPU test is installed, so such a skip hides a break
-(label `needs_privilege`: a test that needs root and a mount namespace, which
+(label `cpu_feature`: an instruction set the CPU lacks, and label `needs_privilege`: a test that needs root and a mount namespace, which
 a CI container may not grant, is only reported).
 Exit status: 0, or 1 when an entry failed or (--ci) skipped without reason.
 """
@@ -58,11 +58,13 @@ def main(argv):
             failed.append(f"{stage}: no CTest results ({e})")
             continue
         gpu, privileged = labelled(build, "gpu"), labelled(build, "needs_privilege")
+        cpu_feature = labelled(build, "cpu_feature")  # an instruction set this CPU lacks
         for case in root.iter("testcase"):
             name = case.get("name")
             total += 1
             if case.find("skipped") is not None or case.get("status") == "notrun":
-                skipped.append((stage, name, "GPU test" if name in gpu else "needs root" if name in privileged else "", reason(case)))
+                skipped.append((stage, name, "GPU test" if name in gpu else "needs root" if name in privileged
+                                else "CPU lacks the instruction set" if name in cpu_feature else "", reason(case)))
             elif case.find("failure") is not None or case.get("status") == "fail":
                 failed.append(f"{stage}: {name}")
             else:
