@@ -36,6 +36,26 @@ cujit_comma_locale() {
     fi || echo "cujit: could not generate de_DE.UTF-8: the locale test will be skipped" >&2
 }
 
+# The tests' Python must see NumPy. The distro's python3-numpy serves the
+# distro's /usr/bin/python3; where `python3` on PATH is another interpreter
+# without NumPy (pyenv, a virtual environment), the tests use the distro's,
+# through a python3 link put first on PATH (scripts call `python3`), and CMake
+# is told the same (CUJIT_PYTHON for -DPython3_EXECUTABLE).
+cujit_python_with_numpy() {
+  local bin="$1"
+  CUJIT_PYTHON=$(command -v python3 || true)
+  if [ -n "$CUJIT_PYTHON" ] && "$CUJIT_PYTHON" -c 'import numpy' 2>/dev/null; then export CUJIT_PYTHON; return 0; fi
+  if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    mkdir -p "$bin"
+    ln -sf /usr/bin/python3 "$bin/python3"
+    export PATH="$bin:$PATH" CUJIT_PYTHON="$bin/python3"
+    echo "cujit: python3 on PATH has no NumPy; the tests use /usr/bin/python3 (python3-numpy)"
+    return 0
+  fi
+  export CUJIT_PYTHON
+  echo "cujit: no python3 with NumPy found; the tests that need it fail under CI=true, else report skipped" >&2
+}
+
 # cujit_optional_package PACKAGE WHAT CONSEQUENCE: installs PACKAGE when missing;
 # when that fails, says so (CI=true: exits 1).
 cujit_optional_package() {
