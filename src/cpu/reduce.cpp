@@ -323,14 +323,19 @@ template <class Acc> Acc leaf_sum_vectors(const Acc* x, std::int64_t n) {
 // Under 8 elements, one lane adds them in order, as NumPy's pairwise sum does:
 // a short row's sum (a mean subtracted from its own elements) has NumPy's bits.
 // The column sums below keep exactly these operations.
-template <class Acc, class In> Acc as_acc(const In& v) {
+// An element enters the accumulator as a Via first (Via = Acc but for signed
+// int64 sums and products, which accumulate in uint64 for its defined
+// wrapping: a float element converts to int64 first, so -1.5 adds -1 as in
+// NumPy's dtype=int64, not uint64's saturated 0).
+template <class Acc, class Via = Acc, class In> Acc as_acc(const In& v) {
   if constexpr (std::is_same_v<Acc, In>) return v;
-  else return cast<Acc>(v);
+  else if constexpr (std::is_same_v<Acc, Via>) return cast<Acc>(v);
+  else return static_cast<Acc>(cast<Via>(v));
 }
-template <class Acc, class In> Acc leaf_sum(const In* x, std::int64_t n) {
+template <class Acc, class Via = Acc, class In> Acc leaf_sum(const In* x, std::int64_t n) {
   if (n < 8) {
     Acc s{};
-    for (std::int64_t k = 0; k < n; ++k) s += as_acc<Acc>(x[k]);
+    for (std::int64_t k = 0; k < n; ++k) s += as_acc<Acc, Via>(x[k]);
     return s;
   }
   constexpr int L = kLanes<Acc>;
@@ -342,14 +347,14 @@ template <class Acc, class In> Acc leaf_sum(const In* x, std::int64_t n) {
   // +0 plus the first row: a loop of vector additions where zeroing the
   // lanes first would be a memset call, costly at a leaf's size.
   if (n >= L) {
-    for (int j = 0; j < L; ++j) l[j] = Acc{} + as_acc<Acc>(x[j]);
+    for (int j = 0; j < L; ++j) l[j] = Acc{} + as_acc<Acc, Via>(x[j]);
     k = L;
   } else {
     for (int j = 0; j < L; ++j) l[j] = Acc{};
   }
   for (; k + L <= n; k += L)
-    for (int j = 0; j < L; ++j) l[j] += as_acc<Acc>(x[k + j]);
-  for (int j = 0; k + j < n; ++j) l[j] += as_acc<Acc>(x[k + j]);
+    for (int j = 0; j < L; ++j) l[j] += as_acc<Acc, Via>(x[k + j]);
+  for (int j = 0; k + j < n; ++j) l[j] += as_acc<Acc, Via>(x[k + j]);
   for (int w = L / 2; w >= 1; w /= 2)
     for (int j = 0; j < w; ++j) l[j] += l[j + w];
   return l[0];
@@ -380,8 +385,8 @@ CUJIT_ROW_CLONES void add_row(float* lane, const float* x, int width) {
 CUJIT_ROW_CLONES void add_row(double* lane, const double* x, int width) {
   for (int w = 0; w < width; ++w) lane[w] += x[w];
 }
-template <class Acc, class In> void add_row(Acc* lane, const In* x, int width) {
-  for (int w = 0; w < width; ++w) lane[w] += as_acc<Acc>(x[w]);
+template <class Via, class Acc, class In> void add_row_via(Acc* lane, const In* x, int width) {
+  for (int w = 0; w < width; ++w) lane[w] += as_acc<Acc, Via>(x[w]);
 }
 
 // Sums where the results lie side by side in memory and their elements do not
@@ -398,7 +403,7 @@ bool columns_apply(const Geometry& g, std::size_t item) {
          !(g.nr == 1 && g.rstride[0] == static_cast<std::int64_t>(item));
 }
 
-template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, int threads) {
+template <class In, class Acc, class Via = Acc> std::vector<Acc> column_sums(const Geometry& g, int threads) {
   constexpr int kTile = cujit::kTile<Acc>;
   // leaf_sum's lanes, one per column: row r + k goes to lane k % kLanes.
   constexpr int L = kLanes<Acc>;
@@ -451,7 +456,8 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
         for (std::int64_t b = 0; b < stretch; b += 64) __builtin_prefetch(base + off + kAhead * g.rstride[0] + b);
       const In* x = reinterpret_cast<const In*>(base + off);
       Acc* lane = l + (n < 8 ? 0 : k % L) * stride;
-      add_row(lane, x, width);
+      if constexpr (std::is_same_v<Acc, In> && std::is_floating_point_v<Acc>) add_row(lane, x, width);
+      else add_row_via<Via>(lane, x, width);
     }
     for (int h = L / 2; h >= 1; h /= 2)
       for (int j = 0; j < h; ++j)
@@ -513,7 +519,7 @@ template <class In, class Acc> std::vector<Acc> column_sums(const Geometry& g, i
   return out;
 }
 
-template <class In, class Acc>
+template <class In, class Acc, class Via = Acc>
 void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
   using R = typename real_of<Acc>::type;
   const bool nan = st.nan_ignoring && (std::is_floating_point_v<R>);
@@ -522,7 +528,7 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
     alignas(64) unsigned char buf[kLeaf * sizeof(In)];
     const In* x = elements<In>(g, o, r, n, buf);
     for (std::int64_t k = 0; k < n; ++k) {
-      v[k] = cast<Acc>(x[k]);
+      v[k] = as_acc<Acc, Via>(x[k]);
       present[k] = !(nan && isnan_v(v[k]));
     }
   };
@@ -547,7 +553,7 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
   auto leaf = [&](std::int64_t o, std::int64_t r, std::int64_t n) {
     if (!nan) {  // the common case: no copy, the conversion inside the lanes
       alignas(64) unsigned char buf[kLeaf * sizeof(In)];
-      return M{leaf_sum<Acc>(elements<In>(g, o, r, n, buf), n), n};
+      return M{leaf_sum<Acc, Via>(elements<In>(g, o, r, n, buf), n), n};
     }
     Acc v[kLeaf];
     bool present[kLeaf];
@@ -559,7 +565,7 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
   };
   std::vector<M> sums;
   if (!nan && g.count > 0 && columns_apply(g, sizeof(In)) && (st.what == Reduce::Sum || st.what == Reduce::Mean)) {
-    for (const Acc& c : column_sums<In, Acc>(g, threads)) sums.push_back(M{c, g.count});
+    for (const Acc& c : column_sums<In, Acc, Via>(g, threads)) sums.push_back(M{c, g.count});
   } else {
     sums = reduce_all<M>(g, leaf, add, M{zero, 0}, threads, kSumLeaf<Acc>);
   }
@@ -636,7 +642,8 @@ template <class In> void arithmetic_for(const Geometry& g, const ReduceStep& st,
     // defined (the same bits; the store casts them back). Means and moments
     // with an integer dtype= keep the signed accumulator.
     case DType::Int64:
-      if (st.what == Reduce::Sum || st.what == Reduce::Prod) return arithmetic<In, std::uint64_t>(g, st, out, threads);
+      if (st.what == Reduce::Sum || st.what == Reduce::Prod)
+        return arithmetic<In, std::uint64_t, std::int64_t>(g, st, out, threads);
       return arithmetic<In, std::int64_t>(g, st, out, threads);
     case DType::UInt64: return arithmetic<In, std::uint64_t>(g, st, out, threads);
     case DType::Float32: return arithmetic<In, float>(g, st, out, threads);

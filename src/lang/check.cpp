@@ -662,7 +662,7 @@ class Checker {
       if (kw.name == "axis") axis_keyword(e, b, kw, *args);
       else if (kw.name == "keepdims") args->keepdims = bool_keyword(kw);
       else if (kw.name == "ddof") args->ddof = ddof_keyword(kw);
-      else dtype_keyword(kw, a, *args);
+      else dtype_keyword(kw, b, a, *args);
     }
     DType in = a.weak ? weak_array_type(a) : a.type;
     if (is_complex(in) && (b.reduce == Reduce::ArgMin || b.reduce == Reduce::ArgMax || b.reduce == Reduce::Min ||
@@ -739,7 +739,7 @@ class Checker {
     return v.value.kind == Value::Int ? static_cast<double>(v.value.i) : v.value.f;
   }
 
-  void dtype_keyword(Keyword& kw, const Expr& arg, ReduceArgs& r) {
+  void dtype_keyword(Keyword& kw, const Builtin& b, const Expr& arg, ReduceArgs& r) {
     const std::string hint = "write a dtype name, e.g. dtype=float64";
     if (kw.tuple || kw.items[0]->kind != Expr::Name) error(kw.value_span, "dtype must be a dtype name", hint);
     const Expr& v = *kw.items[0];
@@ -751,6 +751,11 @@ class Checker {
     if (is_complex(in) && !is_complex(*t))
       error(v.span, "cannot reduce " + std::string(dtype_name(in)) + " into " + std::string(dtype_name(*t)),
             "reduce real(...) or abs(...) of it, or give a complex dtype");
+    // NumPy's nanmean refuses it (TypeError "If a is inexact, then dtype must be inexact").
+    if (b.reduce == Reduce::Mean && b.nan_ignoring() && (is_float(in) || is_complex(in)) && !is_float(*t) &&
+        !is_complex(*t))
+      error(v.span, "nanmean of " + std::string(dtype_name(in)) + " cannot accumulate in " + std::string(dtype_name(*t)),
+            "give a floating-point dtype (NumPy refuses an integer one here too), or take mean(...)");
     r.dtype = t;
   }
 
