@@ -104,9 +104,6 @@ const Sleef& sleef() {
   return s;
 }
 
-using F8x2 = __m256 (*)(__m256, __m256);
-using D4x2 = __m256d (*)(__m256d, __m256d);
-
 // fpow (templates/math.cuh) answers x ** 0.5 (x > 0), x ** 2 and x ** -1
 // with one correctly rounded operation, as NumPy does; SLEEF's pow is within
 // an ulp of those, not equal, so its lanes take them back. The square root and
@@ -534,18 +531,71 @@ CJ_AVX512 void pow_f32_wide(const Instr& in, const Chunk& c) {
   }
 }
 
-template <bool Pow> CJ_AVX512 inline __m512 apply(__m512 (*f)(__m512, __m512), __m512 a, __m512 b) {
-  return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
+// The power's exact cases over SLEEF's result r = pow(a, b) (Pow), else r.
+template <bool Pow> CJ_AVX512 inline __m512 apply(__m512 r, __m512 a, __m512 b) { return Pow ? pow_exact(a, b, r) : r; }
+template <bool Pow> CJ_AVX512 inline __m512d apply(__m512d r, __m512d a, __m512d b) {
+  return Pow ? pow_exact(a, b, r) : r;
 }
-template <bool Pow> CJ_AVX512 inline __m512d apply(__m512d (*f)(__m512d, __m512d), __m512d a, __m512d b) {
-  return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
-}
-template <bool Pow> CJ_AVX2 inline __m256 apply(F8x2 f, __m256 a, __m256 b) {
-  return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
-}
-template <bool Pow> CJ_AVX2 inline __m256d apply(D4x2 f, __m256d a, __m256d b) {
-  return Pow ? pow_exact(a, b, f(a, b)) : f(a, b);
-}
+template <bool Pow> CJ_AVX2 inline __m256 apply(__m256 r, __m256 a, __m256 b) { return Pow ? pow_exact(a, b, r) : r; }
+template <bool Pow> CJ_AVX2 inline __m256d apply(__m256d r, __m256d a, __m256d b) { return Pow ? pow_exact(a, b, r) : r; }
+
+// Calling SLEEF: its functions take and return vectors in registers (ymm0/zmm0
+// and ymm1/zmm1). GCC passes them so from the loops' target attributes. Clang
+// (14) does not: the ABI of a vector argument follows the translation unit's
+// baseline (no AVX), not the caller's target attribute, so it passed them on
+// the stack and SLEEF read whatever the registers held; atan2, hypot and pow
+// were wrong in clang builds (CI's sanitizer build found it), and the unary
+// functions right only because ymm0 happened to hold the argument. Under clang
+// the call goes through a trampoline with a plain pointer ABI that loads the
+// registers itself: cj_sleef_call_v256/v512(f, &a, &b, &r) is *r = f(*a, *b)
+// (a unary f ignores ymm1/zmm1), called only after the CPU said it has the
+// instruction set.
+#if defined(__clang__)
+extern "C" void cj_sleef_call_v256(void* f, const void* a, const void* b, void* r);
+extern "C" void cj_sleef_call_v512(void* f, const void* a, const void* b, void* r);
+asm(R"(
+	.text
+	.p2align 4
+	.globl cj_sleef_call_v256
+	.hidden cj_sleef_call_v256
+	.type cj_sleef_call_v256, @function
+cj_sleef_call_v256:
+	push %rbx
+	mov %rcx, %rbx
+	vmovups (%rsi), %ymm0
+	vmovups (%rdx), %ymm1
+	call *%rdi
+	vmovups %ymm0, (%rbx)
+	pop %rbx
+	ret
+	.size cj_sleef_call_v256, .-cj_sleef_call_v256
+	.p2align 4
+	.globl cj_sleef_call_v512
+	.hidden cj_sleef_call_v512
+	.type cj_sleef_call_v512, @function
+cj_sleef_call_v512:
+	push %rbx
+	mov %rcx, %rbx
+	vmovups (%rsi), %zmm0
+	vmovups (%rdx), %zmm1
+	call *%rdi
+	vmovups %zmm0, (%rbx)
+	pop %rbx
+	ret
+	.size cj_sleef_call_v512, .-cj_sleef_call_v512
+)");
+#define CJ_SLEEF_CALLS(ATTR, V, BITS)                                                  \
+  static ATTR V call(void* f, V a) { return call(f, a, a); }                          \
+  static ATTR V call(void* f, V a, V b) {                                             \
+    V r;                                                                              \
+    cj_sleef_call_v##BITS(f, &a, &b, &r);                                             \
+    return r;                                                                         \
+  }
+#else
+#define CJ_SLEEF_CALLS(ATTR, V, BITS)                                                  \
+  static ATTR V call(void* f, V a) { return reinterpret_cast<V (*)(V)>(f)(a); }       \
+  static ATTR V call(void* f, V a, V b) { return reinterpret_cast<V (*)(V, V)>(f)(a, b); }
+#endif
 
 // One vector register of each element type: width, loads and stores, and
 // where the SLEEF functions of that type are.
@@ -556,6 +606,7 @@ struct F32 {
   static CJ_AVX2 V load(const T* p) { return _mm256_loadu_ps(p); }
   static CJ_AVX2 void store(T* p, V v) { _mm256_storeu_ps(p, v); }
   static void* fn(int slot) { return sleef().f32[slot]; }
+  CJ_SLEEF_CALLS(CJ_AVX2, V, 256)
 };
 struct F64 {
   using T = double;
@@ -564,6 +615,7 @@ struct F64 {
   static CJ_AVX2 V load(const T* p) { return _mm256_loadu_pd(p); }
   static CJ_AVX2 void store(T* p, V v) { _mm256_storeu_pd(p, v); }
   static void* fn(int slot) { return sleef().f64[slot]; }
+  CJ_SLEEF_CALLS(CJ_AVX2, V, 256)
 };
 
 struct F32x16 {
@@ -573,6 +625,7 @@ struct F32x16 {
   static CJ_AVX512 V load(const T* p) { return _mm512_loadu_ps(p); }
   static CJ_AVX512 void store(T* p, V v) { _mm512_storeu_ps(p, v); }
   static void* fn(int slot) { return sleef().f32[slot]; }
+  CJ_SLEEF_CALLS(CJ_AVX512, V, 512)
 };
 struct F64x8 {
   using T = double;
@@ -581,6 +634,7 @@ struct F64x8 {
   static CJ_AVX512 V load(const T* p) { return _mm512_loadu_pd(p); }
   static CJ_AVX512 void store(T* p, V v) { _mm512_storeu_pd(p, v); }
   static void* fn(int slot) { return sleef().f64[slot]; }
+  CJ_SLEEF_CALLS(CJ_AVX512, V, 512)
 };
 
 // The last partial vector goes through a zero-padded copy: lanes are
@@ -588,30 +642,34 @@ struct F64x8 {
 // (nor on the thread count).
 template <class L, int S> CJ_AVX2 void unary(const Instr& in, const Chunk& c) {
   using T = typename L::T;
-  const auto f = reinterpret_cast<typename L::V (*)(typename L::V)>(L::fn(S));
+  void* const f = L::fn(S);
   const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
   T* y = static_cast<T*>(c.reg[in.out]);
   std::size_t k = 0;
-  for (; k + L::n <= c.n; k += L::n) L::store(y + k, f(L::load(x + k)));
+  for (; k + L::n <= c.n; k += L::n) L::store(y + k, L::call(f, L::load(x + k)));
   if (const std::size_t r = c.n - k) {
     T t[L::n] = {};
     for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j];
-    L::store(t, f(L::load(t)));
+    L::store(t, L::call(f, L::load(t)));
     for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
   }
 }
 template <class L, int S, bool Pow> CJ_AVX2 void binary(const Instr& in, const Chunk& c) {
   using T = typename L::T;
-  const auto f = reinterpret_cast<typename L::V (*)(typename L::V, typename L::V)>(L::fn(S));
+  void* const f = L::fn(S);
   const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
   const T* z = static_cast<const T*>(c.reg[in.arg[1]]);
   T* y = static_cast<T*>(c.reg[in.out]);
   std::size_t k = 0;
-  for (; k + L::n <= c.n; k += L::n) L::store(y + k, apply<Pow>(f, L::load(x + k), L::load(z + k)));
+  for (; k + L::n <= c.n; k += L::n) {
+    const typename L::V a = L::load(x + k), b = L::load(z + k);
+    L::store(y + k, apply<Pow>(L::call(f, a, b), a, b));
+  }
   if (const std::size_t r = c.n - k) {
     T t[L::n] = {}, u[L::n] = {};
     for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j], u[j] = z[k + j];
-    L::store(t, apply<Pow>(f, L::load(t), L::load(u)));
+    const typename L::V a = L::load(t), b = L::load(u);
+    L::store(t, apply<Pow>(L::call(f, a, b), a, b));
     for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
   }
 }
@@ -622,30 +680,34 @@ template <class L, int S, bool Pow> CJ_AVX2 void binary(const Instr& in, const C
 // vectors would cross a call in the baseline ABI.
 template <class L, int S> CJ_AVX512 void unary_wide(const Instr& in, const Chunk& c) {
   using T = typename L::T;
-  const auto f = reinterpret_cast<typename L::V (*)(typename L::V)>(L::fn(S));
+  void* const f = L::fn(S);
   const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
   T* y = static_cast<T*>(c.reg[in.out]);
   std::size_t k = 0;
-  for (; k + L::n <= c.n; k += L::n) L::store(y + k, f(L::load(x + k)));
+  for (; k + L::n <= c.n; k += L::n) L::store(y + k, L::call(f, L::load(x + k)));
   if (const std::size_t r = c.n - k) {
     T t[L::n] = {};
     for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j];
-    L::store(t, f(L::load(t)));
+    L::store(t, L::call(f, L::load(t)));
     for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
   }
 }
 template <class L, int S, bool Pow> CJ_AVX512 void binary_wide(const Instr& in, const Chunk& c) {
   using T = typename L::T;
-  const auto f = reinterpret_cast<typename L::V (*)(typename L::V, typename L::V)>(L::fn(S));
+  void* const f = L::fn(S);
   const T* x = static_cast<const T*>(c.reg[in.arg[0]]);
   const T* z = static_cast<const T*>(c.reg[in.arg[1]]);
   T* y = static_cast<T*>(c.reg[in.out]);
   std::size_t k = 0;
-  for (; k + L::n <= c.n; k += L::n) L::store(y + k, apply<Pow>(f, L::load(x + k), L::load(z + k)));
+  for (; k + L::n <= c.n; k += L::n) {
+    const typename L::V a = L::load(x + k), b = L::load(z + k);
+    L::store(y + k, apply<Pow>(L::call(f, a, b), a, b));
+  }
   if (const std::size_t r = c.n - k) {
     T t[L::n] = {}, u[L::n] = {};
     for (std::size_t j = 0; j < r; ++j) t[j] = x[k + j], u[j] = z[k + j];
-    L::store(t, apply<Pow>(f, L::load(t), L::load(u)));
+    const typename L::V a = L::load(t), b = L::load(u);
+    L::store(t, apply<Pow>(L::call(f, a, b), a, b));
     for (std::size_t j = 0; j < r; ++j) y[k + j] = t[j];
   }
 }
