@@ -431,7 +431,12 @@ class Checker {
     return s;
   }
 
-  // Picks the loop for `b` as NumPy does: the first whose type the common type casts to safely.
+  // Picks the loop for `b` as NumPy's type resolver does: the first loop every
+  // operand casts to safely, each as its own dtype (a weak Python scalar, or a
+  // bool that the float loops lift to float16, as the common type). For the complete integer loops that is the
+  // common type's loop; for a float-only function of integers of mixed sign it
+  // is narrower: arctan2 of uint8 and int8 is float16, not int16's float32.
+  // True division of integers stays float64 (its own resolver).
   void resolve(Expr& e, const Builtin& b, const std::vector<const Expr*>& args, const std::string& what) {
     DType t = common_type(args);
     std::string_view loops = b.loops;
@@ -451,7 +456,12 @@ class Checker {
       std::string_view tok = loops.substr(k, end - k);
       k = end + 1;
       DType in = dtype_for_char(tok[0]);
-      if (!can_cast_safe(t, in)) continue;
+      if (!can_cast_safe(t, in)) {
+        if (b.special == Special::TrueDivide) continue;
+        bool each = true;
+        for (const Expr* a : args) each = each && can_cast_safe(a->weak || is_bool(a->type) ? t : a->type, in);
+        if (!each) continue;
+      }
       e.op_type = in;
       e.type = tok.size() > 1 ? dtype_for_char(tok[1]) : in;
       for (const Expr* a : args) {
