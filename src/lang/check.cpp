@@ -58,6 +58,25 @@ bool fits(const Value& v, DType t) {
   }
 }
 
+// The least (or greatest) value of an integer dtype.
+Value int_limit(DType t, bool greatest) {
+  Value v;
+  v.kind = Value::Int;
+  switch (t) {
+    case DType::Int8: v.i = greatest ? 127 : -128; break;
+    case DType::Int16: v.i = greatest ? 32767 : -32768; break;
+    case DType::Int32: v.i = greatest ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min(); break;
+    case DType::Int64: v.i = greatest ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min(); break;
+    case DType::UInt8: v.i = greatest ? 255 : 0; break;
+    case DType::UInt16: v.i = greatest ? 65535 : 0; break;
+    case DType::UInt32: v.i = greatest ? 4294967295LL : 0; break;
+    default:  // uint64
+      if (greatest) v.big = true, v.u = std::numeric_limits<std::uint64_t>::max();
+      break;
+  }
+  return v;
+}
+
 std::string value_text(const Value& v) { return v.big ? std::to_string(v.u) : std::to_string(v.i); }
 
 // Python's modulo on int64 (the divisor is non-zero).
@@ -464,8 +483,16 @@ class Checker {
       }
       e.op_type = in;
       e.type = tok.size() > 1 ? dtype_for_char(tok[1]) : in;
-      for (const Expr* a : args) {
+      for (std::size_t k = 0; k < args.size(); ++k) {
+        const Expr* a = args[k];
         if (!(a->folded && a->weak && !fits(a->value, in))) continue;
+        // NumPy's clip drops a Python int bound beyond the integer range on its
+        // own side (a lower bound at or below the minimum, an upper one at or
+        // above the maximum): it clips nothing, as the type's limit does.
+        if (b.special == Special::Clip && k > 0 && (k == 1) == (!a->value.big && a->value.i < 0)) {
+          e.args[k]->value = int_limit(in, k == 2);
+          continue;
+        }
         // NumPy 2 compares an out-of-range Python int exactly instead of raising.
         if (e.kind == Expr::Binary && is_cmp(e.op) && !a->value.big) {
           e.op_type = DType::Int64;

@@ -1764,6 +1764,20 @@ def gen_mixed_sign_functions():
             r = np.asarray(f(x, y))
             add(Case("%s.mixedsign.%s.%s" % (name, a, b), "out = %s(x, y)" % name).inp("x", x).inp("y", y)
                 .out("out", r, 0 if exact else ftol(dtname(r))), "functions (binary)")
+    # clip's Python int bounds beyond an integer array's range: NumPy drops a bound on its own side
+    # (a lower one at or below the minimum, an upper one at or above the maximum); on the other side
+    # it is NumPy's OverflowError, a program error here.
+    for dt, lo, hi in [("uint8", -3, 7), ("uint8", 2, 1000), ("uint8", -3, 1000), ("int8", -300, 300),
+                       ("int8", -1000, 5), ("uint16", -1, 70000), ("uint64", -1, 3), ("int16", 100, 40000)]:
+        info = np.iinfo(dt)
+        x = mk(dt, [int(info.min), int(info.max), 0] + [int(v) for v in r4.integers(max(int(info.min), -50), 50, 5)])
+        prog = "out = clip(x, %d, %d)" % (lo, hi)
+        add(Case("clip.pybound.%s.%d.%d" % (dt, lo, hi), prog).inp("x", x).out("out", np.asarray(np.clip(x, lo, hi)), 0),
+            "clip and where")
+    for dt, lo, hi in [("uint8", 300, 400), ("uint8", -5, -3), ("int8", -200, -150)]:
+        c = Case("bad.clip.pybound.%s.%d.%d" % (dt, lo, hi), "out = clip(x, %d, %d)" % (lo, hi)).inp("x", mk(dt, [1, 2]))
+        c.error = "*"
+        add(c, "errors (check)")
 
 
 def main():
