@@ -493,6 +493,15 @@ class Checker {
           e.args[k]->value = int_limit(in, k == 2);
           continue;
         }
+        // The logical functions (and &&, ||, !) read a Python int by its truth,
+        // whatever its size (NumPy's logical_or(uint8, 256) is true): a value
+        // that does not fit is never 0, so 1 stands for it.
+        if (e.op == Op::LogicalAnd || e.op == Op::LogicalOr || e.op == Op::LogicalXor || e.op == Op::LogicalNot ||
+            e.op == Op::And || e.op == Op::Or || e.op == Op::Not) {
+          e.args[k]->value = Value{};
+          e.args[k]->value.i = 1;
+          continue;
+        }
         // NumPy 2 compares an out-of-range Python int exactly instead of raising.
         if (e.kind == Expr::Binary && is_cmp(e.op) && !a->value.big) {
           e.op_type = DType::Int64;

@@ -1774,6 +1774,14 @@ def gen_mixed_sign_functions():
         prog = "out = clip(x, %d, %d)" % (lo, hi)
         add(Case("clip.pybound.%s.%d.%d" % (dt, lo, hi), prog).inp("x", x).out("out", np.asarray(np.clip(x, lo, hi)), 0),
             "clip and where")
+    # The logical functions read a Python int of any size by its truth (256 with uint8 is true).
+    for dt, prog, f in [("uint8", "out = logical_or(x, 256)", lambda v: np.logical_or(v, 256)),
+                        ("uint32", "out = logical_and(x, -1)", lambda v: np.logical_and(v, -1)),
+                        ("int8", "out = logical_xor(x, 1000)", lambda v: np.logical_xor(v, 1000)),
+                        ("uint16", "out = x && -7", lambda v: np.logical_and(v, -7)),
+                        ("int16", "out = !(x || 70000)", lambda v: np.logical_not(np.logical_or(v, 70000)))]:
+        x = mk(dt, [0, 1, 2, 0] + [int(v) for v in r4.integers(0, 50, 4)])
+        add(Case("logical.pybig.%s" % dt, prog).inp("x", x).out("out", np.asarray(f(x)), 0), "weak literals (NEP 50)")
     for dt, lo, hi in [("uint8", 300, 400), ("uint8", -5, -3), ("int8", -200, -150)]:
         c = Case("bad.clip.pybound.%s.%d.%d" % (dt, lo, hi), "out = clip(x, %d, %d)" % (lo, hi)).inp("x", mk(dt, [1, 2]))
         c.error = "*"
