@@ -205,6 +205,41 @@ TEST_CASE("evaluate: outputs by name", "[api][evaluate]") {
   CHECK(error_of([&] { (void)outs["w"]; }, ErrorCode::Usage) == "the program has no output 'w' (its outputs: 'y', 'z')");
 }
 
+// run_pipeline keeps the last program a thread ran and reuses it for the same
+// text, names, dtypes, weakness and declared outputs: each call below changes
+// one of them after the same call, and must get its own program.
+TEST_CASE("evaluate: a repeated call reuses its program; a change in any part of the request does not", "[api][evaluate]") {
+  std::vector<float> xf = {1.5f, 2.5f, -3.5f};
+  std::vector<std::int32_t> xi = {1, 2, -3};
+  std::vector<double> xd = {1.5, 2.5, -3.5};
+  const ArrayView f32 = ArrayView::host(xf.data(), {3}), i32 = ArrayView::host(xi.data(), {3}),
+                  f64 = ArrayView::host(xd.data(), {3});
+  for (int round = 0; round < 2; ++round) {
+    NamedArrays a = evaluate("out = x * 2", {{"x", f32}});
+    CHECK(a["out"].dtype() == DType::Float32);
+    CHECK(a["out"].as<float>()[2] == -7.0f);
+    NamedArrays again = evaluate("out = x * 2", {{"x", f32}});
+    CHECK(again["out"].as<float>()[1] == 5.0f);
+    NamedArrays b = evaluate("out = x * 2", {{"x", i32}});  // another dtype
+    CHECK(b["out"].dtype() == DType::Int32);
+    CHECK(b["out"].as<std::int32_t>()[2] == -6);
+    NamedArrays c = evaluate("out = x * 2", {{"x", 2.5}});  // a weak scalar
+    CHECK(c["out"].dtype() == DType::Float64);
+    NamedArrays d = evaluate("out = x * 2", {{"x", Arg::typed(DType::Float32, 2.5)}});  // a strong one
+    CHECK(d["out"].dtype() == DType::Float32);
+    EvaluateOptions o;
+    o.output_dtypes = {{"out", DType::Float64}};
+    NamedArrays e = evaluate("out = x * 2", {{"x", f32}}, o);  // a declared output
+    CHECK(e["out"].dtype() == DType::Float64);
+    NamedArrays f = evaluate("out = x * 3", {{"x", f64}});  // another text
+    CHECK(f["out"].as<double>()[0] == 4.5);
+    CHECK(error_of([&] { evaluate("out = y * 3", {{"x", f64}}); }, ErrorCode::Program).find("'y'") != std::string::npos);
+    NamedArrays g = evaluate("out = y * 3", {{"y", f64}});  // another name
+    CHECK(g["out"].as<double>()[1] == 7.5);
+    CHECK(error_of([&] { evaluate("out = y * 3", {{"1y", f64}}); }, ErrorCode::Usage).find("1y") != std::string::npos);
+  }
+}
+
 TEST_CASE("a parameter type within a typo of a dtype is an error, not a placeholder", "[api][elementwise]") {
   auto msg = [](const std::string& in, const std::string& out) {
     return error_of([&] { ElementwiseKernel(in, out, "y = x", "k"); }, ErrorCode::Usage);
