@@ -22,7 +22,8 @@
 // indexing) leaves the arrays as they were when it fails.
 //
 // Each program text with its parameter signature is checked and compiled once
-// per process; a repeated call costs a hash of the text and a cached launch.
+// per process; a repeated call costs a hash of the text (or, repeating the
+// thread's last call, a comparison with it) and a cached launch.
 #pragma once
 #include <optional>
 #include <string>
