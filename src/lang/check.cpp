@@ -452,10 +452,11 @@ class Checker {
 
   // Picks the loop for `b` as NumPy's type resolver does: the first loop every
   // operand casts to safely, each as its own dtype (a weak Python scalar, or a
-  // bool that the float loops lift to float16, as the common type). For the complete integer loops that is the
-  // common type's loop; for a float-only function of integers of mixed sign it
-  // is narrower: arctan2 of uint8 and int8 is float16, not int16's float32.
-  // True division of integers stays float64 (its own resolver).
+  // bool that the float loops lift to float16, as the common type). For the
+  // complete integer loops that is the common type's loop; for a float-only
+  // function of integers of mixed sign it is narrower: arctan2 of uint8 and
+  // int8 is float16, not int16's float32. True division of integers stays
+  // float64 (its own resolver).
   void resolve(Expr& e, const Builtin& b, const std::vector<const Expr*>& args, const std::string& what) {
     DType t = common_type(args);
     std::string_view loops = b.loops;
@@ -483,23 +484,25 @@ class Checker {
       }
       e.op_type = in;
       e.type = tok.size() > 1 ? dtype_for_char(tok[1]) : in;
-      for (std::size_t k = 0; k < args.size(); ++k) {
-        const Expr* a = args[k];
+      for (std::size_t j = 0; j < args.size(); ++j) {
+        const Expr* a = args[j];
         if (!(a->folded && a->weak && !fits(a->value, in))) continue;
+        // The literal's own node, where args are e's arguments in order.
+        Expr* node = j < e.args.size() && e.args[j].get() == a ? e.args[j].get() : nullptr;
         // NumPy's clip drops a Python int bound beyond the integer range on its
         // own side (a lower bound at or below the minimum, an upper one at or
         // above the maximum): it clips nothing, as the type's limit does.
-        if (b.special == Special::Clip && k > 0 && (k == 1) == (!a->value.big && a->value.i < 0)) {
-          e.args[k]->value = int_limit(in, k == 2);
+        if (node && b.special == Special::Clip && j > 0 && (j == 1) == (!a->value.big && a->value.i < 0)) {
+          node->value = int_limit(in, j == 2);
           continue;
         }
         // The logical functions (and &&, ||, !) read a Python int by its truth,
         // whatever its size (NumPy's logical_or(uint8, 256) is true): a value
         // that does not fit is never 0, so 1 stands for it.
-        if (e.op == Op::LogicalAnd || e.op == Op::LogicalOr || e.op == Op::LogicalXor || e.op == Op::LogicalNot ||
-            e.op == Op::And || e.op == Op::Or || e.op == Op::Not) {
-          e.args[k]->value = Value{};
-          e.args[k]->value.i = 1;
+        if (node && (e.op == Op::LogicalAnd || e.op == Op::LogicalOr || e.op == Op::LogicalXor ||
+                     e.op == Op::LogicalNot || e.op == Op::And || e.op == Op::Or || e.op == Op::Not)) {
+          node->value = Value{};
+          node->value.i = 1;
           continue;
         }
         // NumPy 2 compares an out-of-range Python int exactly instead of raising.
