@@ -553,37 +553,15 @@ template <bool Pow> CJ_AVX2 inline __m256d apply(__m256d r, __m256d a, __m256d b
 #if defined(__clang__)
 extern "C" void cj_sleef_call_v256(void* f, const void* a, const void* b, void* r);
 extern "C" void cj_sleef_call_v512(void* f, const void* a, const void* b, void* r);
-asm(R"(
-	.text
-	.p2align 4
-	.globl cj_sleef_call_v256
-	.hidden cj_sleef_call_v256
-	.type cj_sleef_call_v256, @function
-cj_sleef_call_v256:
-	push %rbx
-	mov %rcx, %rbx
-	vmovups (%rsi), %ymm0
-	vmovups (%rdx), %ymm1
-	call *%rdi
-	vmovups %ymm0, (%rbx)
-	pop %rbx
-	ret
-	.size cj_sleef_call_v256, .-cj_sleef_call_v256
-	.p2align 4
-	.globl cj_sleef_call_v512
-	.hidden cj_sleef_call_v512
-	.type cj_sleef_call_v512, @function
-cj_sleef_call_v512:
-	push %rbx
-	mov %rcx, %rbx
-	vmovups (%rsi), %zmm0
-	vmovups (%rdx), %zmm1
-	call *%rdi
-	vmovups %zmm0, (%rbx)
-	pop %rbx
-	ret
-	.size cj_sleef_call_v512, .-cj_sleef_call_v512
-)");
+// One trampoline per vector width, REG its register name (ymm, zmm).
+#define CJ_SLEEF_TRAMPOLINE(BITS, REG)                                               \
+  "\t.p2align 4\n\t.globl cj_sleef_call_v" #BITS "\n\t.hidden cj_sleef_call_v" #BITS    \
+  "\n\t.type cj_sleef_call_v" #BITS ", @function\ncj_sleef_call_v" #BITS ":\n"          \
+  "\tpush %rbx\n\tmov %rcx, %rbx\n"                                                   \
+  "\tvmovups (%rsi), %" #REG "0\n\tvmovups (%rdx), %" #REG "1\n\tcall *%rdi\n"         \
+  "\tvmovups %" #REG "0, (%rbx)\n\tpop %rbx\n\tret\n"                                 \
+  "\t.size cj_sleef_call_v" #BITS ", .-cj_sleef_call_v" #BITS "\n"
+asm("\t.text\n" CJ_SLEEF_TRAMPOLINE(256, ymm) CJ_SLEEF_TRAMPOLINE(512, zmm));
 #define CJ_SLEEF_CALLS(ATTR, V, BITS)                                                  \
   static ATTR V call(void* f, V a) { return call(f, a, a); }                          \
   static ATTR V call(void* f, V a, V b) {                                             \
