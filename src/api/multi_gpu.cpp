@@ -1,7 +1,9 @@
 #include "cujit/multi_gpu.hpp"
 #include "plan/shapes.hpp"
 
+#include <algorithm>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <map>
@@ -9,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -653,18 +656,42 @@ Array SplitArray::gather(Device where) const {
     if (p.array.nbytes() != bytes || p.array.device().kind != Device::CUDA)
       fail(ErrorCode::Usage, "SplitArray::gather: the piece of rows [{}, {}) is not {} bytes on a CUDA device", p.begin,
            p.end, bytes);
-    if (bytes == 0) continue;
+  }
+  auto copy = [&](const ArrayPiece& p) {
+    const std::size_t bytes = static_cast<std::size_t>(p.end - p.begin) * row;
+    if (bytes == 0) return;
     char* dst = static_cast<char*>(out.data()) + static_cast<std::size_t>(p.begin) * row;
     const auto src = reinterpret_cast<CUdeviceptr>(p.array.data());
-    if (where.kind == Device::CPU) {
-      memcpy_dtoh(p.device, dst, src, bytes);
-    } else if (where.id == p.device) {
-      memcpy_dtod(p.device, reinterpret_cast<CUdeviceptr>(dst), src, bytes);
-    } else {
-      Array staged = p.array.to_host();  // between devices through the host, as Array does
-      memcpy_htod(where.id, reinterpret_cast<CUdeviceptr>(dst), staged.data(), bytes);
-    }
+    if (where.kind == Device::CPU) memcpy_dtoh(p.device, dst, src, bytes);
+    else memcpy_peer(where.id, reinterpret_cast<CUdeviceptr>(dst), p.device, src, bytes);
+  };
+  // Each GPU's pieces come down its own link at once: one thread per device
+  // beyond the first, which this thread copies.
+  std::vector<int> devices;
+  for (const ArrayPiece& p : pieces)
+    if (std::find(devices.begin(), devices.end(), p.device) == devices.end()) devices.push_back(p.device);
+  auto copy_device = [&](int d) {
+    for (const ArrayPiece& p : pieces)
+      if (p.device == d) copy(p);
+  };
+  std::vector<std::thread> helpers;
+  std::vector<std::exception_ptr> errors(devices.size());
+  for (std::size_t k = 1; k < devices.size(); ++k)
+    helpers.emplace_back([&, k] {
+      try {
+        copy_device(devices[k]);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    });
+  try {
+    copy_device(devices[0]);
+  } catch (...) {
+    errors[0] = std::current_exception();
   }
+  for (std::thread& t : helpers) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
   return out;
 }
 

@@ -220,9 +220,7 @@ void copy_into(const ArrayView& dst, const ArrayView& src) {
     } else if (src.device.id == dst.device.id) {
       memcpy_dtod(dst.device.id, dst_ptr, src_ptr, bytes);
     } else {
-      Array staging = Array::copy_of(src, Device::cpu());
-      memcpy_htod(dst.device.id, dst_ptr, staging.data(), bytes);
-      synchronize(dst.device.id, nullptr);
+      memcpy_peer(dst.device.id, dst_ptr, src.device.id, src_ptr, bytes);
     }
     return;
   }
@@ -348,11 +346,7 @@ void Array::copy_from(const ArrayView& src) {
   } else if (view_.device.id == from) {
     memcpy_dtod(from, reinterpret_cast<CUdeviceptr>(view_.data), src_ptr, bytes);
   } else {
-    // Between devices through the host: no peer access is assumed.
-    HostArray staging(src.dtype, src.shape);
-    memcpy_dtoh(from, staging.data(), src_ptr, bytes);
-    memcpy_htod(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), staging.data(), bytes);
-    synchronize(view_.device.id, nullptr);
+    memcpy_peer(view_.device.id, reinterpret_cast<CUdeviceptr>(view_.data), from, src_ptr, bytes);
   }
 }
 

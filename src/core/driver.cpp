@@ -525,6 +525,17 @@ void memcpy_dtod(int device, CUdeviceptr dst, CUdeviceptr src, std::size_t bytes
   }
 }
 
+void memcpy_peer(int dst_device, CUdeviceptr dst, int src_device, CUdeviceptr src, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (dst_device == src_device) return memcpy_dtod(dst_device, dst, src, bytes);
+  const CUcontext from = primary_context(src_device);
+  ScopedContext ctx(dst_device);
+  // Ordered on the legacy streams of both contexts; waiting for this one's
+  // waits for the copy.
+  CU_CALL(cuMemcpyPeer, dst, primary_context(dst_device), src, from, bytes);
+  CU_CALL(cuStreamSynchronize, nullptr);
+}
+
 void memset_d8(int device, CUdeviceptr dst, unsigned char value, std::size_t bytes,
                CUstream stream) {
   if (bytes == 0) return;

@@ -37,7 +37,7 @@ struct KernelImages;
   X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)              \
   X(cuEventDestroy) X(cuPointerGetAttribute) X(cuPointerGetAttributes) X(cuStreamWaitEvent)       \
   X(cuStreamQuery) X(cuMemPoolCreate) X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute)      \
-  X(cuMemPoolTrimTo) X(cuMemAllocFromPoolAsync) X(cuMemFreeAsync)
+  X(cuMemPoolTrimTo) X(cuMemAllocFromPoolAsync) X(cuMemFreeAsync) X(cuMemcpyPeer)
 
 struct DriverApi {
 #define CUJIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
@@ -199,6 +199,10 @@ void memcpy_dtod(int device, CUdeviceptr dst, CUdeviceptr src, std::size_t bytes
                  CUstream stream = nullptr);
 void memset_d8(int device, CUdeviceptr dst, unsigned char value, std::size_t bytes,
                CUstream stream = nullptr);
+// Between two devices, synchronous: over NVLink or PCIe peer-to-peer where
+// the GPUs have it, else staged by the driver (no peer access needs
+// enabling); either way no pageable host copy of ours in between.
+void memcpy_peer(int dst_device, CUdeviceptr dst, int src_device, CUdeviceptr src, std::size_t bytes);
 
 struct PointerInfo {
   enum Kind { Unregistered, Host, Device, Managed } kind = Unregistered;

@@ -333,6 +333,7 @@ CUresult fake_cuMemcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n) {
 CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr d, const void* s, size_t n, CUstream) { return fake_cuMemcpyHtoD(d, s, n); }
 CUresult fake_cuMemcpyDtoHAsync(void* d, CUdeviceptr s, size_t n, CUstream) { return fake_cuMemcpyDtoH(d, s, n); }
 CUresult fake_cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) { return fake_cuMemcpyDtoD(d, s, n); }
+CUresult fake_cuMemcpyPeer(CUdeviceptr d, CUcontext, CUdeviceptr s, CUcontext, size_t n) { return fake_cuMemcpyDtoD(d, s, n); }
 CUresult fake_cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
   FAKE_LOST_CONTEXT_CHECK();
   std::memset(reinterpret_cast<void*>(d), v, n);
@@ -400,7 +401,7 @@ const Named kTable[] = {
     FAKE(cuFuncGetAttribute), FAKE(cuOccupancyMaxPotentialBlockSize),
     FAKE(cuOccupancyMaxActiveBlocksPerMultiprocessor), FAKE(cuLaunchKernel), FAKE(cuMemcpyHtoD),
     FAKE(cuMemcpyDtoH), FAKE(cuMemcpyDtoD), FAKE(cuMemcpyHtoDAsync), FAKE(cuMemcpyDtoHAsync),
-    FAKE(cuMemcpyDtoDAsync), FAKE(cuMemsetD8), FAKE(cuMemsetD8Async), FAKE(cuStreamSynchronize),
+    FAKE(cuMemcpyDtoDAsync), FAKE(cuMemcpyPeer), FAKE(cuMemsetD8), FAKE(cuMemsetD8Async), FAKE(cuStreamSynchronize),
     FAKE(cuCtxSynchronize), FAKE(cuStreamCreate), FAKE(cuStreamDestroy), FAKE(cuPointerGetAttributes),
     FAKE(cuMemPoolCreate), FAKE(cuMemPoolSetAttribute), FAKE(cuMemPoolGetAttribute), FAKE(cuMemPoolTrimTo),
     FAKE(cuMemAllocFromPoolAsync), FAKE(cuMemFreeAsync), FAKE(cuStreamQuery), FAKE(cuStreamWaitEvent),

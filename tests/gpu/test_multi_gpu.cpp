@@ -211,6 +211,41 @@ TEST_CASE("jitrun --device all writes what --device 0 writes", "[multi_gpu]") {
   ::rmdir(dir);
 }
 
+TEST_CASE("jitrun's summary lines, reduced on the GPUs, are the CPU's", "[multi_gpu]") {
+  // Each line is reduced where its output is (tools/jitrun/summary.hpp): on
+  // GPU 0, on every GPU's pieces, or by the CPU evaluator; NaNs counted and
+  // left out, integers exact, complex and 0-d outputs as they were.
+  auto line = [](const std::string& device, const std::string& args) {
+    std::string cmd = std::string("'") + CUJIT_JITRUN + "' --device " + device + " --seed 7 " + args + " 2>/dev/null";
+    std::string out;
+    FILE* f = popen(cmd.c_str(), "r");
+    REQUIRE(f);
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
+    CHECK(pclose(f) == 0);
+    return out;
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-i 'x=rand((3001,7))'", "out = where(x > 0.9, nan, x*4 - 1)"},
+      {"-i 'x=randn(50001):float16'", "out = x*2"},
+      {"-i 'x=arange(100003):int64'", "out = x*3 - 7"},
+      {"-i 'x=arange(7001):uint8'", "out = x + 1"},
+      {"-i 'x=rand(20001)'", "out = x > 0.25"},
+      {"-i 'x=rand(1001)'", "out = x + 2j"},
+      {"-i 'x=rand(4001):float64'", "s = max(x); m = min(x, axis=0)"},
+      {"-i 'x=full(500, nan)'", "out = x*2"},
+      {"-i 'x=rand((600,3))'", "x *= 2"},
+  };
+  for (const auto& [in, program] : cases) {
+    const std::string args = in + " '" + program + "'";
+    INFO(args);
+    const std::string cpu = line("cpu", args);
+    CHECK(!cpu.empty());
+    CHECK(line("0", args) == cpu);
+    if (program != "x *= 2") CHECK(line("all", args) == cpu);  // a split run does not update in place
+  }
+}
+
 namespace {
 
 // The CPU evaluator's outputs: the reference for evaluate_split_into.

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <unistd.h>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@
 #include "core/scalar.hpp"
 #include "sources.hpp"
 #include "split.hpp"
+#include "summary.hpp"
 #include "../tool_common.hpp"
 
 using namespace cujit;
@@ -62,59 +64,6 @@ std::pair<std::string, std::string> split_eq(const std::string& s, const char* f
   // Every name is checked before anything is read or written for it.
   check_name(s.substr(0, eq), std::string(flag).substr(0, 2));
   return {s.substr(0, eq), s.substr(eq + 1)};
-}
-
-// One line per output: dtype, shape and a few statistics, so a run on 10^8
-// elements does not flood the terminal.
-std::string summary(const std::string& name, const Array& a) {
-  std::string s = fmt::format("{}: {} {}", name, dtype_name(a.dtype()), to_string(a.shape()));
-  std::int64_t n = a.size();
-  if (n == 0) return s + "  (empty)";
-  if (a.shape().ndim == 0) return s + " = " + format_array(a.view());  // a reduction's scalar: its value
-  auto at = [&](std::int64_t k) -> std::complex<double> {
-    const unsigned char* p = static_cast<const unsigned char*>(a.data()) + static_cast<std::size_t>(k) * dtype_size(a.dtype());
-    using namespace scalar;
-    switch (a.dtype()) {
-      case DType::Bool: return *reinterpret_cast<const bool*>(p);
-      case DType::Int8: return *reinterpret_cast<const std::int8_t*>(p);
-      case DType::Int16: return *reinterpret_cast<const std::int16_t*>(p);
-      case DType::Int32: return *reinterpret_cast<const std::int32_t*>(p);
-      case DType::Int64: return static_cast<double>(*reinterpret_cast<const std::int64_t*>(p));
-      case DType::UInt8: return *reinterpret_cast<const std::uint8_t*>(p);
-      case DType::UInt16: return *reinterpret_cast<const std::uint16_t*>(p);
-      case DType::UInt32: return *reinterpret_cast<const std::uint32_t*>(p);
-      case DType::UInt64: return static_cast<double>(*reinterpret_cast<const std::uint64_t*>(p));
-      case DType::Float16: return cast<double>(*reinterpret_cast<const Half*>(p));
-      case DType::BFloat16: return cast<double>(*reinterpret_cast<const BF16*>(p));
-      case DType::Float32: return *reinterpret_cast<const float*>(p);
-      case DType::Float64: return *reinterpret_cast<const double*>(p);
-      case DType::Complex64: return std::complex<double>(*reinterpret_cast<const std::complex<float>*>(p));
-      default: return *reinterpret_cast<const std::complex<double>*>(p);
-    }
-  };
-  if (a.dtype() == DType::Bool) {
-    std::int64_t t = 0;
-    for (std::int64_t k = 0; k < n; ++k) t += at(k).real() != 0;
-    return s + fmt::format("  true: {} of {}", t, n);
-  }
-  if (is_complex(a.dtype())) {
-    std::complex<double> sum = 0;
-    for (std::int64_t k = 0; k < n; ++k) sum += at(k);
-    return s + fmt::format("  mean: {:.6g}{:+.6g}j  first: {:.6g}{:+.6g}j", sum.real() / static_cast<double>(n),
-                           sum.imag() / static_cast<double>(n), at(0).real(), at(0).imag());
-  }
-  double lo = INFINITY, hi = -INFINITY, sum = 0;
-  std::int64_t nans = 0;
-  for (std::int64_t k = 0; k < n; ++k) {
-    double v = at(k).real();
-    if (v != v) { ++nans; continue; }
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-    sum += v;
-  }
-  s += fmt::format("  min: {:.6g}  max: {:.6g}  mean: {:.6g}", lo, hi, n > nans ? sum / static_cast<double>(n - nans) : NAN);
-  if (nans) s += fmt::format("  nan: {}", nans);
-  return s;
 }
 
 // A -i value as an argument: a weak scalar (an unsuffixed literal) is a
@@ -501,6 +450,8 @@ int run(const Options& args) {
   // (kernels compile after all three).
   const int device = opt.emit.empty() ? choose_device(opt.device) : -1;
   if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
+  std::optional<jitrun::ContextWarmup> warmup;
+  if (opt.device == "all" && opt.emit.empty()) warmup.emplace();
   if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
   if (opt.bench && opt.device == "all") fail(ErrorCode::Usage, "--bench times the kernel on one GPU; give --device N");
@@ -532,13 +483,14 @@ int run(const Options& args) {
   // --device all: the split's own name, so it finds the program the pipeline checked.
   if (opt.device == "all" && opt.emit.empty()) hooks.kernel_name = kDefaultKernelName;
   hooks.stats = &st;
-  hooks.outputs_to_host = true;
+  // Outputs stay where they were made: a summary line is reduced there
+  // (summary.hpp), and only -o and --print bring an output to the host.
   jitrun::Progress progress;
   if (device < 0 && jitrun::Progress::wanted()) hooks.progress = [&](std::int64_t done, std::int64_t total) { progress(done, total); };
   std::shared_ptr<const Program> program;
   int emitted = -1;
   const bool split = opt.device == "all" && opt.emit.empty();
-  std::vector<std::pair<std::string, Array>> split_outs;
+  std::vector<SplitArray> split_outs;
   hooks.checked = [&](const std::shared_ptr<const Program>& p, const std::vector<Input>& inputs, const Shape* shape) {
     program = p;
     if (opt.verbose && p->has_reductions) {  // the passes over memory (src/plan/reduce_plan.hpp)
@@ -554,6 +506,7 @@ int run(const Options& args) {
     }
     // --device all: evaluate_split, the pipeline of several GPUs (which
     // refuses a program that updates an input in place).
+    if (split) warmup->wait();
     if (split) split_outs = jitrun::run_split(opt.program, inputs, shape, eo.output_dtypes, opt.verbose);
     if (split || opt.emit.empty()) return !split;
     emitted = emit(opt, p, inputs, shape);
@@ -594,22 +547,37 @@ int run(const Options& args) {
   // With a .npy on standard output, the other outputs' summaries go to stderr.
   FILE* text_out = to_stdout.empty() ? stdout : stderr;
   // The outputs in order of first assignment; an input updated in place is
-  // one, its result in jitrun's own (host) array of it.
-  std::vector<std::pair<std::string, Array>> results = std::move(split_outs);
-  auto updated = [&](const jitrun::Source& s) { return s.device ? s.device.to_host() : Array(s.array); };
+  // one, its result in jitrun's own array of it (on the GPU for a generator's).
+  struct Result {
+    std::string name;
+    Array array;
+    const SplitArray* split = nullptr;  // --device all: the pieces on their GPUs
+  };
+  std::vector<Result> results;
+  for (const SplitArray& s : split_outs) results.push_back(Result{s.name, Array(), &s});
+  auto updated = [&](const jitrun::Source& s) { return s.device ? s.device : Array(s.array); };
   if (!split)
     for (const Var& v : program->outputs)
-      results.emplace_back(v.name, v.input >= 0 ? updated(sources[static_cast<std::size_t>(v.input)]) : outs[v.name]);
-  for (const auto& [name, a] : results) {
-    auto it = paths.find(name);
+      results.push_back(Result{v.name, v.input >= 0 ? updated(sources[static_cast<std::size_t>(v.input)]) : outs[v.name]});
+  for (const Result& r : results) {
+    auto it = paths.find(r.name);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (it == paths.end() && !opt.print) {
+      const std::string line = r.split ? jitrun::summary(r.name, *r.split) : jitrun::summary(r.name, r.array);
+      std::fprintf(text_out, "%s\n", line.c_str());
+      if (opt.verbose) std::fprintf(stderr, "jitrun: summary of %s %.3f ms\n", r.name.c_str(), ms_since(t0));
+      continue;
+    }
+    const Array a = r.split ? r.split->gather() : r.array.device().kind == Device::CPU ? r.array : r.array.to_host();
+    if (opt.verbose && (r.split || r.array.device().kind != Device::CPU))
+      std::fprintf(stderr, "jitrun: %s to host %.3f ms\n", r.name.c_str(), ms_since(t0));
     if (it != paths.end() && it->second == "-") {
       std::fflush(stdout);
       write_npy(STDOUT_FILENO, a.view(), "standard output");
     } else if (it != paths.end()) {
       write_npy(it->second, a.view());
     }
-    if (opt.print) std::fprintf(text_out, "%s = %s\n", name.c_str(), format_array(a.view()).c_str());
-    else if (it == paths.end()) std::fprintf(text_out, "%s\n", summary(name, a).c_str());
+    if (opt.print) std::fprintf(text_out, "%s = %s\n", r.name.c_str(), format_array(a.view()).c_str());
   }
   return 0;
 }

@@ -1,20 +1,37 @@
 // jitrun --device all: the program split over every GPU of the host
-// (cujit::evaluate_split), its outputs gathered to host memory.
+// (cujit::evaluate_split), its outputs left in pieces on their GPUs.
 #pragma once
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "cpu/eval.hpp"
 #include "cujit/array.hpp"
+#include "cujit/multi_gpu.hpp"
 
 namespace cujit::jitrun {
 
+// Retains every GPU's context but GPU 0's on a thread of its own, so that
+// creating them (a tenth of a second or more each) overlaps making the
+// inputs on GPU 0 and compiling the kernel. Waited for by wait() or when destroyed.
+class ContextWarmup {
+ public:
+  ContextWarmup();
+  ContextWarmup(const ContextWarmup&) = delete;
+  ContextWarmup& operator=(const ContextWarmup&) = delete;
+  ~ContextWarmup() { wait(); }
+  void wait() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+};
+
 // The outputs by name, in order of first assignment. `shape` and `types` are
 // --shape and -t; `verbose` prints the slices and timings to stderr.
-std::vector<std::pair<std::string, Array>> run_split(const std::string& program, const std::vector<Input>& inputs,
-                                                     const Shape* shape,
-                                                     const std::vector<std::pair<std::string, DType>>& types,
-                                                     bool verbose);
+std::vector<SplitArray> run_split(const std::string& program, const std::vector<Input>& inputs, const Shape* shape,
+                                  const std::vector<std::pair<std::string, DType>>& types, bool verbose);
 
 }  // namespace cujit::jitrun
