@@ -225,16 +225,18 @@ TEST_CASE("jitrun's summary lines, reduced on the GPUs, are the CPU's", "[multi_
     CHECK(pclose(f) == 0);
     return out;
   };
+  // From 32 MiB an output is reduced on its GPU(s); smaller ones on the host.
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"-i 'x=rand((3001,7))'", "out = where(x > 0.9, nan, x*4 - 1)"},
-      {"-i 'x=randn(50001):float16'", "out = x*2"},
-      {"-i 'x=arange(100003):int64'", "out = x*3 - 7"},
-      {"-i 'x=arange(7001):uint8'", "out = x + 1"},
-      {"-i 'x=rand(20001)'", "out = x > 0.25"},
+      {"-i 'x=rand((1048583,9))'", "out = where(x > 0.9, nan, x*4 - 1)"},
+      {"-i 'x=randn(16777259):float16'", "out = x*2"},
+      {"-i 'x=arange(4194319):int64'", "out = x*3 - 7"},
+      {"-i 'x=rand(33554467):uint8'", "out = x + 1"},
+      {"-i 'x=rand(33554467)'", "out = x > 0.25"},
+      {"-i 'x=rand(3001)'", "out = where(x > 0.5, nan, x)"},
       {"-i 'x=rand(1001)'", "out = x + 2j"},
       {"-i 'x=rand(4001):float64'", "s = max(x); m = min(x, axis=0)"},
-      {"-i 'x=full(500, nan)'", "out = x*2"},
-      {"-i 'x=rand((600,3))'", "x *= 2"},
+      {"-i 'x=full(8388617, nan)'", "out = x*2"},
+      {"-i 'x=rand((4194319,3))'", "x *= 2"},
   };
   for (const auto& [in, program] : cases) {
     const std::string args = in + " '" + program + "'";

@@ -408,6 +408,13 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ea && !eb && ca == cb;
 }
 
+// -v's timeline of a GPU run: milliseconds since the process started its
+// run, at each phase, so a slow end to end run shows where its time goes.
+const auto t_process = std::chrono::steady_clock::now();
+void phase(bool verbose, const char* what) {
+  if (verbose) std::fprintf(stderr, "jitrun: at %.1f ms: %s\n", ms_since(t_process), what);
+}
+
 int run(const Options& args) {
   // '-' is standard input (-f -, -i NAME=-) or output (-o NAME=-), once each.
   int stdin_users = args.program_file == "-" ? 1 : 0;
@@ -449,6 +456,7 @@ int run(const Options& args) {
   // start-up overlaps that, the context creation and the inputs' upload
   // (kernels compile after all three).
   const int device = opt.emit.empty() ? choose_device(opt.device) : -1;
+  if (device >= 0) phase(opt.verbose, "driver loaded, devices known");
   if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
   std::optional<jitrun::ContextWarmup> warmup;
   if (opt.device == "all" && opt.emit.empty()) warmup.emplace();
@@ -466,6 +474,7 @@ int run(const Options& args) {
     named.push_back(NamedArg{name, as_arg(sources.back())});
   }
 
+  if (device >= 0) phase(opt.verbose, "inputs made");
   EvaluateOptions eo;
   for (const auto& t : opt.types) {
     auto [name, dt] = split_eq(t, "-t/--type");
@@ -506,7 +515,13 @@ int run(const Options& args) {
     }
     // --device all: evaluate_split, the pipeline of several GPUs (which
     // refuses a program that updates an input in place).
-    if (split) warmup->wait();
+    if (split) {
+      phase(opt.verbose, "program checked");
+      warmup->wait();
+      if (opt.verbose)
+        std::fprintf(stderr, "jitrun: the other GPUs' contexts took %.1f ms on their thread\n", warmup->ms());
+      phase(opt.verbose, "other GPUs' contexts ready");
+    }
     if (split) split_outs = jitrun::run_split(opt.program, inputs, shape, eo.output_dtypes, opt.verbose);
     if (split || opt.emit.empty()) return !split;
     emitted = emit(opt, p, inputs, shape);
@@ -518,6 +533,7 @@ int run(const Options& args) {
       bench(g, dev, in, out, opt.bench_runs);
     };
   NamedArrays outs = run_pipeline(opt.program, named, eo, hooks);
+  if (device >= 0) phase(opt.verbose, "program run");
   if (emitted >= 0) return emitted;
   if (opt.verbose && !split && device < 0) {
     std::fprintf(stderr, "jitrun: device cpu (%d threads, math: %s); parse+check %.3f ms; evaluate %.3f ms\n",
@@ -579,6 +595,7 @@ int run(const Options& args) {
     }
     if (opt.print) std::fprintf(text_out, "%s = %s\n", r.name.c_str(), format_array(a.view()).c_str());
   }
+  if (device >= 0) phase(opt.verbose, "outputs written (the rest is the process's exit)");
   return 0;
 }
 

@@ -10,12 +10,14 @@
 namespace cujit::jitrun {
 
 ContextWarmup::ContextWarmup() {
-  thread_ = std::thread([] {
+  thread_ = std::thread([this] {
+    const auto t0 = std::chrono::steady_clock::now();
     try {
       for (int d = 1, n = device_count(); d < n; ++d) primary_context(d);
     } catch (...) {
       // The split meets the same error where it can report it.
     }
+    ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   });
 }
 

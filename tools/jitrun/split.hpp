@@ -24,9 +24,11 @@ class ContextWarmup {
   void wait() {
     if (thread_.joinable()) thread_.join();
   }
+  double ms() const { return ms_; }  // how long the thread took, once waited for
 
  private:
   std::thread thread_;
+  double ms_ = 0;
 };
 
 // The outputs by name, in order of first assignment. `shape` and `types` are

@@ -15,6 +15,11 @@ namespace cujit::jitrun {
 
 namespace {
 
+// Below this size an output on a GPU comes to the host and the CPU
+// evaluator's threads reduce it: a copy of a few milliseconds at most, where
+// the GPU's reduction kernels could cost a compile on a cold cache.
+constexpr std::size_t kOnDeviceFrom = std::size_t{32} << 20;
+
 // The statistics as a cujit program of `x`: each a reduction that runs where
 // x is. NaNs are left out of min, max and mean (counted instead), as
 // jitrun always printed them; the sum is a float64 one, as NumPy's mean.
@@ -79,7 +84,8 @@ std::string head(const std::string& name, DType t, const Shape& s) {
 
 }  // namespace
 
-std::string summary(const std::string& name, const Array& a) {
+std::string summary(const std::string& name, const Array& array) {
+  const Array a = array.device().kind != Device::CPU && array.nbytes() < kOnDeviceFrom ? array.to_host() : array;
   std::string s = head(name, a.dtype(), a.shape());
   if (a.size() == 0) return s + "  (empty)";
   if (a.shape().ndim == 0) return s + " = " + format_array((a.device().kind == Device::CPU ? a : a.to_host()).view());
@@ -92,7 +98,8 @@ std::string summary(const std::string& name, const SplitArray& a) {
   std::string s = head(name, a.dtype, a.shape);
   std::int64_t n = 1;
   for (int d = 0; d < a.shape.ndim; ++d) n *= a.shape[d];
-  if (n == 0 || a.shape.ndim == 0 || is_complex(a.dtype) || a.pieces.size() == 1) {
+  if (n == 0 || a.shape.ndim == 0 || is_complex(a.dtype) || a.pieces.size() == 1 ||
+      static_cast<std::size_t>(n) * dtype_size(a.dtype) < kOnDeviceFrom) {
     if (a.pieces.size() == 1) return summary(name, a.pieces[0].array);
     return summary(name, a.gather());
   }

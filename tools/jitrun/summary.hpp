@@ -10,7 +10,8 @@
 namespace cujit::jitrun {
 
 // The statistics are reduced where the array is (its GPU, or the CPU
-// evaluator's threads): only a few scalars cross to the host.
+// evaluator's threads): only a few scalars cross to the host. An output of
+// less than 32 MiB on a GPU is copied to the host and reduced there.
 std::string summary(const std::string& name, const Array& a);
 // The same for an output of a split run, reduced on the GPUs that hold its
 // pieces (evaluate_split), the partials combined in device order.
