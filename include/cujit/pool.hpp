@@ -46,10 +46,11 @@ CUJIT_API void trim_pool(std::uint64_t keep_bytes = 0);
 CUJIT_API void set_pool_release_threshold(std::uint64_t bytes);
 
 // ---- host memory
-// Host arrays of 32 MiB and more (HostArray: the CPU evaluator's outputs,
+// Host arrays of 128 KiB and more (HostArray: the CPU evaluator's outputs,
 // Array::to_host, .npy files read) come from a pool of their own: the C
-// library maps memory that large fresh from the kernel at each allocation,
-// whose page faults and zeroing cost a second pass over a new output. Freed
+// library maps aligned memory that large fresh from the kernel at each
+// allocation, whose page faults and zeroing cost a second pass over a new
+// output (docs/runtime.md, "The host pool"). Freed
 // blocks are kept, oldest given back first, up to a limit, and serve the next
 // array of 80-100% of their size. The limit is 1/8 of physical memory unless
 // CUJIT_HOST_POOL_KEEP=bytes (as CUJIT_POOL_RELEASE) says otherwise;

@@ -52,7 +52,15 @@ HostPool& pool() {
   return *p;
 }
 
+constexpr std::size_t kSmallStep = std::size_t{64} << 10;
+
+std::size_t round_block(std::size_t bytes) {
+  const std::size_t step = bytes >= kHostPoolHuge ? kHuge : kSmallStep;
+  return (bytes + step - 1) / step * step;
+}
+
 void* fresh_block(std::size_t bytes) {
+  if (bytes < kHostPoolHuge) return std::aligned_alloc(4096, bytes);
   void* p = std::aligned_alloc(kHuge, bytes);
 #ifdef MADV_HUGEPAGE
   // One page fault per 2 MiB at the first touch instead of one per 4 KiB, as
@@ -65,7 +73,7 @@ void* fresh_block(std::size_t bytes) {
 }  // namespace
 
 HostBlock host_pool_take(std::size_t bytes) {
-  const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+  const std::size_t rounded = round_block(bytes);
   HostPool& hp = pool();
   {
     std::lock_guard<std::mutex> lock(hp.mu);

@@ -66,8 +66,31 @@ TEST_CASE("host pool: a freed large array's block serves the next of about its s
   CHECK(host_pool_stats().kept_bytes == 100 * kMiB);
 
   // Below the pool's size: never kept.
-  { HostArray small = bytes_array(8 * kMiB); }
+  { HostArray small = bytes_array(64 * 1024); }
   CHECK(host_pool_stats().kept_bytes == 100 * kMiB);
+}
+
+TEST_CASE("host pool: arrays from 128 KiB to 32 MiB are kept too, page-aligned, in 64 KiB steps", "[host_pool]") {
+  // An aligned allocation of this size was mapped afresh by glibc on every
+  // call (its threshold never catches up with memalign's padding).
+  PoolScope scope(std::uint64_t{1} << 30);
+  const std::uint64_t kept = host_pool_stats().kept_bytes;
+  const void* first = nullptr;
+  {
+    HostArray a = bytes_array(400000);
+    first = a.data();
+    CHECK(reinterpret_cast<std::uintptr_t>(a.data()) % 4096 == 0);
+  }
+  CHECK(host_pool_stats().kept_bytes == kept + 448 * 1024);  // 400000 bytes round up to 7 x 64 KiB
+  const std::uint64_t reuses = host_pool_stats().reuses;
+  HostArray b = bytes_array(400000);
+  CHECK(b.data() == first);
+  CHECK(host_pool_stats().reuses == reuses + 1);
+  b = HostArray();
+  HostArray c = bytes_array(128 * 1024);  // 2 x 64 KiB: too small a share of the kept 448 KiB block
+  CHECK(c.data() != first);
+  { HostArray d = bytes_array(8 * kMiB); }
+  CHECK(host_pool_stats().kept_bytes == kept + 448 * 1024 + 8 * kMiB);
 }
 
 TEST_CASE("host pool: the limit is kept, the oldest blocks go first, trim and 0 keep none", "[host_pool]") {
