@@ -6,9 +6,13 @@
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
+
+#include <sys/wait.h>
 
 #include "cujit/array.hpp"
 #include "core/driver.hpp"
@@ -125,6 +129,20 @@ inline HostArray gather(const Spread& s, int step, bool* gaps_ok) {
   }
   if (gaps_ok) *gaps_ok = ok;
   return out;
+}
+
+// Runs `cmd` through the shell, its redirections as written: the exit status
+// (-1 when it could not start or did not exit normally) and what it printed
+// on standard output. The tests that run jitrun or jitcache as a user would.
+inline std::pair<int, std::string> shell_output(const std::string& cmd) {
+  std::pair<int, std::string> r{-1, ""};
+  FILE* f = ::popen(cmd.c_str(), "r");
+  if (!f) return r;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) r.second.append(buf, n);
+  const int status = ::pclose(f);
+  if (WIFEXITED(status)) r.first = WEXITSTATUS(status);
+  return r;
 }
 
 }  // namespace cujit::gputest

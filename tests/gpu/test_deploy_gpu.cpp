@@ -62,13 +62,9 @@ TEST_CASE("A kernel jitrun --emit compiled is the one a fresh process launches",
   fs::path dir = fs::temp_directory_path() / ("cujit-gpu-deploy-" + std::to_string(gputest::run_seed()));
   fs::remove_all(dir);
   auto run = [&](const std::string& args) {
-    std::string cmd = "CUJIT_CACHE_DIR='" + dir.string() + "' '" + CUJIT_JITRUN + "' " + args + " 2>&1";
-    std::string out;
-    FILE* f = popen(cmd.c_str(), "r");
-    REQUIRE(f);
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-    CHECK(pclose(f) == 0);
+    const auto [status, out] =
+        gputest::shell_output("CUJIT_CACHE_DIR='" + dir.string() + "' '" + CUJIT_JITRUN + "' " + args + " 2>&1");
+    CHECK(status == 0);
     return out;
   };
   for (const char* dt : {"int8", "float16", "float32"}) {
@@ -200,13 +196,9 @@ TEST_CASE("Recorded programs with reductions, precompiled, spare a fresh process
   fs::remove_all(dir);
   fs::create_directories(dir);
   auto run = [&](const std::string& env, const std::string& cmd) {
-    std::string out;
-    FILE* f = popen((env + " " + cmd + " 2>&1").c_str(), "r");
-    REQUIRE(f);
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
+    const auto [status, out] = gputest::shell_output(env + " " + cmd + " 2>&1");
     INFO(cmd << "\n" << out);
-    CHECK(pclose(f) == 0);
+    CHECK(status == 0);
     return out;
   };
   // Inputs from .npy files: uploads, not the GPU generators' fill kernels.

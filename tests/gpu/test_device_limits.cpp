@@ -14,6 +14,7 @@
 #include "cujit/evaluate.hpp"
 #include "core/driver.hpp"
 #include "core/pool.hpp"
+#include "gpu_util.hpp"
 
 using namespace cujit;
 
@@ -33,15 +34,7 @@ MemInfo mem_info(int device) {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // Runs a shell command; its exit status and its stdout+stderr.
-std::pair<int, std::string> run(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+std::pair<int, std::string> run(const std::string& cmd) { return gputest::shell_output(cmd + " 2>&1"); }
 
 }  // namespace
 

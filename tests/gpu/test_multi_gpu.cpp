@@ -177,13 +177,9 @@ TEST_CASE("evaluate_split: errors", "[multi_gpu]") {
     CHECK(e.code() == ErrorCode::Usage);
     CHECK(std::string(e.what()) == "evaluate_split: " + refused);
   }
-  std::string out;
-  FILE* f = popen((std::string("'") + CUJIT_JITRUN + "' --device all -i 'x=rand(100)' 's = nanargmax(x)' 2>&1").c_str(), "r");
-  REQUIRE(f);
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-  const int status = pclose(f);
-  CHECK(WEXITSTATUS(status) == 1);
+  const auto [status, out] =
+      gputest::shell_output(std::string("'") + CUJIT_JITRUN + "' --device all -i 'x=rand(100)' 's = nanargmax(x)' 2>&1");
+  CHECK(status == 1);
   CHECK(out.find("evaluate_split: " + refused) != std::string::npos);
 }
 
@@ -216,13 +212,9 @@ TEST_CASE("jitrun's summary lines, reduced on the GPUs, are the CPU's", "[multi_
   // GPU 0, on every GPU's pieces, or by the CPU evaluator; NaNs counted and
   // left out, integers exact, complex and 0-d outputs as they were.
   auto line = [](const std::string& device, const std::string& args) {
-    std::string cmd = std::string("'") + CUJIT_JITRUN + "' --device " + device + " --seed 7 " + args + " 2>/dev/null";
-    std::string out;
-    FILE* f = popen(cmd.c_str(), "r");
-    REQUIRE(f);
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-    CHECK(pclose(f) == 0);
+    const auto [status, out] = gputest::shell_output(std::string("'") + CUJIT_JITRUN + "' --device " + device +
+                                                     " --seed 7 " + args + " 2>/dev/null");
+    CHECK(status == 0);
     return out;
   };
   // From 32 MiB an output is reduced on its GPU(s); smaller ones on the host.

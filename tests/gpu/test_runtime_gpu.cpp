@@ -544,12 +544,8 @@ TEST_CASE("A second process finds the kernel in the disk cache", "[gpu][cache]")
   std::string cmd = "CUJIT_CACHE_DIR='" + dir.string() + "' '" + CUJIT_JITRUN +
                     "' --device 0 -v -i 'x=rand(1000)' 'out = cos(x) * 3 + 0.25' 2>&1";
   auto run = [&]() {
-    std::string out;
-    FILE* f = popen(cmd.c_str(), "r");
-    REQUIRE(f);
-    char buf[4096];
-    while (std::size_t r = std::fread(buf, 1, sizeof buf, f)) out.append(buf, r);
-    CHECK(pclose(f) == 0);
+    const auto [status, out] = shell_output(cmd);
+    CHECK(status == 0);
     return out;
   };
   std::string first = run(), second = run();

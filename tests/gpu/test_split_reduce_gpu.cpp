@@ -241,12 +241,8 @@ TEST_CASE("split reductions: what stays refused, by the API and by jitrun --devi
           "nanargmax); run it on one GPU (evaluate(), jitrun --device N)");
   }
   auto jitrun = [](const std::string& args, int& status) {
-    std::string out;
-    FILE* f = popen((std::string("'") + CUJIT_JITRUN + "' " + args + " 2>&1").c_str(), "r");
-    REQUIRE(f);
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-    status = WEXITSTATUS(pclose(f));
+    auto [code, out] = gputest::shell_output(std::string("'") + CUJIT_JITRUN + "' " + args + " 2>&1");
+    status = code;
     return out;
   };
   int status = 0;
