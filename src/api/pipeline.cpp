@@ -126,11 +126,6 @@ NamedArrays run_pipeline(std::string_view source, const std::vector<NamedArg>& i
     }
     result.push_back(NamedArray{p.outputs[o].name, std::move(made[o])});
   }
-  if (hooks.outputs_to_host && where.kind == Device::CUDA) {
-    auto t2 = std::chrono::steady_clock::now();
-    for (NamedArray& o : result) o.array = o.array.to_host();
-    stats.download_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
-  }
   return result;
 }
 

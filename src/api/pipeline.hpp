@@ -4,8 +4,7 @@
 //
 //   names -> parameters -> the checked program (api/programs.hpp: one cache,
 //   one lex and check per text and signature) -> output shape ->
-//   [hooks.checked] -> run_call (api/call.hpp) -> named outputs (and, with
-//   outputs_to_host, their host copies)
+//   [hooks.checked] -> run_call (api/call.hpp) -> named outputs
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -26,7 +25,7 @@ struct PipelineStats {
   double check_ms = 0;     // parse + check (0 when the checked program was cached)
   double upload_ms = 0;    // inputs copied to the device that runs the program
   double run_ms = 0;       // CPU: the evaluation; GPU: launch until the device is done
-  double download_ms = 0;  // outputs_to_host, and in/out arrays copied back
+  double download_ms = 0;  // in/out arrays copied back
   LaunchStats launch;      // the GPU launch
 };
 
@@ -43,7 +42,6 @@ struct PipelineHooks {
   // ran on (jitrun --bench launches it again).
   std::function<void(const GpuProgram&, int device, const std::vector<ArrayView>& in, const std::vector<ArrayView>& out)>
       launched;
-  bool outputs_to_host = false;     // the outputs come back as host arrays
   PipelineStats* stats = nullptr;   // filled when given; the GPU run is then waited for
 };
 

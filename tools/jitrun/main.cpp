@@ -458,8 +458,10 @@ int run(const Options& args) {
   const int device = opt.emit.empty() ? choose_device(opt.device) : -1;
   if (device >= 0) phase(opt.verbose, "driver loaded, devices known");
   if (device >= 0 || !opt.emit.empty()) prewarm_nvrtc();
+  // --device all: evaluate_split over every GPU (split.hpp) instead of the one-GPU pipeline.
+  const bool split = opt.device == "all" && opt.emit.empty();
   std::optional<jitrun::ContextWarmup> warmup;
-  if (opt.device == "all" && opt.emit.empty()) warmup.emplace();
+  if (split) warmup.emplace();
   if (opt.bench && device < 0) fail(ErrorCode::Usage, "--bench times the kernel on a GPU; it needs --device auto or N with a GPU");
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
   if (opt.bench && opt.device == "all") fail(ErrorCode::Usage, "--bench times the kernel on one GPU; give --device N");
@@ -490,7 +492,7 @@ int run(const Options& args) {
   PipelineHooks hooks;
   hooks.kernel_name = "jitrun";
   // --device all: the split's own name, so it finds the program the pipeline checked.
-  if (opt.device == "all" && opt.emit.empty()) hooks.kernel_name = kDefaultKernelName;
+  if (split) hooks.kernel_name = kDefaultKernelName;
   hooks.stats = &st;
   // Outputs stay where they were made: a summary line is reduced there
   // (summary.hpp), and only -o and --print bring an output to the host.
@@ -498,7 +500,6 @@ int run(const Options& args) {
   if (device < 0 && jitrun::Progress::wanted()) hooks.progress = [&](std::int64_t done, std::int64_t total) { progress(done, total); };
   std::shared_ptr<const Program> program;
   int emitted = -1;
-  const bool split = opt.device == "all" && opt.emit.empty();
   std::vector<SplitArray> split_outs;
   hooks.checked = [&](const std::shared_ptr<const Program>& p, const std::vector<Input>& inputs, const Shape* shape) {
     program = p;
