@@ -336,7 +336,10 @@ struct GpuProgram::Impl {
       LayoutKernel::OnDevice od = on_device(lk, device, stats);
       pr->kernel = &lk;
       pr->fn = od.fn;
-      const LaunchGrid g = layout_codegen(plan.layout.kind).grid(plan, od.block, od.max_grid);
+      // Raw CUDA kernels (raw_cuda.cpp) take an element a thread in either of
+      // their layouts, whatever the language's kernel of the layout takes.
+      const LaunchGrid g = opt.render ? thread_grid(plan.n, od.block, od.max_grid)
+                                      : layout_codegen(plan.layout.kind).grid(plan, od.block, od.max_grid);
       pr->grid = g.grid;
       pr->grid_y = g.grid_y;
       pr->block = g.block;

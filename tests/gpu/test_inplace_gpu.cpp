@@ -244,3 +244,37 @@ TEST_CASE("in place on the GPU: jitrun's seed example on 10^9 float64 matches Nu
   CHECK(checked > 4000);
   CHECK(differ == 0);
 }
+
+// The strided kernel takes four elements a thread, loads first, and a grid of
+// a quarter of the elements' threads (gpu/layouts/strided.cpp): sizes around a
+// step's edges, in place and with two outputs, each element written once.
+TEST_CASE("in place on the GPU: strided views of every step's tail", "[gpu][inplace]") {
+  for (std::int64_t n : {1, 2, 3, 4, 5, 255, 256, 257, 1023, 1024, 1025, 4097, 100'003}) {
+    INFO("n = " << n);
+    HostArray h = random_f64({n}, 40 + static_cast<std::uint64_t>(n));
+    HostArray hy = random_f64({n}, 41);
+    Spread x = spread_to_device(h, 0, 2);
+    Spread y = spread_to_device(hy, 0, 3);
+    auto outs = evaluate("t = x * 2 + y; x += y; u = x - 1", {{"x", x.view}, {"y", y.view}});
+    require_same(x.view, cpu_updated("x += y", h, &hy));
+    HostArray want_t = copy(h), want_u = cpu_updated("x += y", h, &hy);
+    for (std::int64_t k = 0; k < n; ++k) {
+      want_t.as<double>()[k] = h.as<double>()[k] * 2 + hy.as<double>()[k];
+      want_u.as<double>()[k] -= 1;
+    }
+    require_same(outs["t"].view(), want_t);
+    require_same(outs["u"].view(), want_u);
+    Array all = x.buffer.to_host();
+    const auto* b = static_cast<const unsigned char*>(all.data());
+    std::size_t bad_gaps = 0;
+    for (std::int64_t e = 1; e < 2 * n; e += 2)
+      for (int k = 0; k < 8; ++k) bad_gaps += b[e * 8 + k] != 0xA5;
+    CHECK(bad_gaps == 0);
+  }
+  // A raw index out of bounds in a strided kernel is still reported.
+  HostArray h = random_f64({1025}, 5);
+  Spread x = spread_to_device(h, 0, 2);
+  Array r = Array::copy_of(random_f64({10}, 6).view(), Device::cuda(0));
+  CHECK(error_of([&] { evaluate("y = x + r[i]", {{"x", x.view}, {"r", r}}); }, ErrorCode::Data).find(
+            "out of bounds for raw parameter 'r' of size 10") != std::string::npos);
+}

@@ -17,6 +17,13 @@ const LayoutCodegen& layout_codegen(KernelLayout::Kind kind) {
   fail(ErrorCode::Internal, "no code generation for layout kind {}", static_cast<int>(kind));
 }
 
+LaunchGrid thread_grid(std::int64_t threads, int block, unsigned max_grid) {
+  LaunchGrid g;
+  g.block = static_cast<unsigned>(block);
+  g.grid = static_cast<unsigned>(std::min<std::int64_t>((threads + block - 1) / block, max_grid));
+  return g;
+}
+
 std::string join_text(const std::vector<std::string>& v, const std::string& sep) {
   std::string s;
   for (std::size_t k = 0; k < v.size(); ++k) s += (k ? sep : "") + v[k];

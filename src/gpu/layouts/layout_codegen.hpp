@@ -81,6 +81,10 @@ struct LayoutCodegen {
 // The unit of one kind (fail(Internal) for a kind with none).
 const LayoutCodegen& layout_codegen(KernelLayout::Kind kind);
 
+// A launch of `threads` threads, `block` a block, its grid capped at max_grid
+// (the kernels' grid-stride loops cover the rest).
+LaunchGrid thread_grid(std::int64_t threads, int block, unsigned max_grid);
+
 // Shared by the units.
 // cj::vec<T, vec, alignment>: vec elements moved as one aligned access.
 std::string vec_type(DType t, int vec);

@@ -36,31 +36,66 @@ struct cj_layout {
   int stride[2][2];  // bytes; rows: y, x
 };
 
+// Each step a thread takes 4 elements, cj_step apart: it computes all of
+// them, their loads first, keeping their values and offsets, then stores them
+// all (gpu/layouts/strided.cpp says why). The pointers are not __restrict__,
+// so only this order puts several loads in flight.
 extern "C" __global__ void cujit_half(cj_u16* p_y, cj_u16* p_z, const cj_u16* p_x, const long long cj_n, const cj_layout cj_l) {
   typedef unsigned int cj_idx;
   typedef int cj_off;
   const cj_idx cj_count = (cj_idx)cj_n;
   const cj_idx cj_step = (cj_idx)blockDim.x * gridDim.x;
-  for (cj_idx cj_k = (cj_idx)blockIdx.x * blockDim.x + threadIdx.x; cj_k < cj_count; cj_k += cj_step) {
-    cj_off cj_o[2];
+  for (cj_idx cj_k0 = (cj_idx)blockIdx.x * blockDim.x + threadIdx.x; cj_k0 < cj_count; cj_k0 += 4 * cj_step) {
+    // The step's elements cj_k0 + u * cj_step, u < cj_m, counted down from
+    // cj_left so that no index passes cj_count (nor wraps) whatever the grid.
+    cj_idx cj_left = cj_count - cj_k0;
+    int cj_m = 1;
 #pragma unroll
-    for (int cj_s = 0; cj_s < 2; ++cj_s) cj_o[cj_s] = 0;
-    cj_idx cj_rest = cj_k;
+    for (int cj_u = 1; cj_u < 4; ++cj_u)
+      if (cj_left > cj_step) cj_left -= cj_step, cj_m = cj_u + 1;
+    float cjk_y[4];
+    float cjk_z[4];
+    cj_off cj_ko[4][1];
+    // An element past the step's cj_m computes element cj_k0 again and stores
+    // nothing: no branch between the loads, so that they all issue together.
 #pragma unroll
-    for (int cj_d = 2 - 1; cj_d > 0; --cj_d) {
-      const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];
-      const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
-      cj_rest = cj_q;
+    for (int cj_u = 0; cj_u < 4; ++cj_u) {
+      const cj_idx cj_k = cj_u < cj_m ? cj_k0 + cj_u * cj_step : cj_k0;
+      cj_off cj_o[2];
 #pragma unroll
-      for (int cj_s = 0; cj_s < 2; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
+      for (int cj_s = 0; cj_s < 2; ++cj_s) cj_o[cj_s] = 0;
+      cj_idx cj_rest = cj_k;
+#pragma unroll
+      for (int cj_d = 2 - 1; cj_d > 0; --cj_d) {
+        const cj_idx cj_q = (__umulhi(cj_rest, cj_l.magic[cj_d]) + cj_rest) >> cj_l.shift[cj_d];
+        const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
+        cj_rest = cj_q;
+#pragma unroll
+        for (int cj_s = 0; cj_s < 2; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
+      }
+#pragma unroll
+      for (int cj_s = 0; cj_s < 2; ++cj_s) cj_o[cj_s] += (cj_off)cj_rest * cj_l.stride[cj_s][0];
+      const float v_x = cj::h2f(cj::at(p_x, cj_o[1]));
+      float v_y;
+      float v_z;
+      cj_element(v_x, v_y, v_z);
+      cjk_y[cj_u] = v_y;
+      cjk_z[cj_u] = v_z;
+#pragma unroll
+      for (int cj_s = 0; cj_s < 1; ++cj_s) cj_ko[cj_u][cj_s] = cj_o[cj_s];
     }
 #pragma unroll
-    for (int cj_s = 0; cj_s < 2; ++cj_s) cj_o[cj_s] += (cj_off)cj_rest * cj_l.stride[cj_s][0];
-    const float v_x = cj::h2f(cj::at(p_x, cj_o[1]));
-    float v_y;
-    float v_z;
-    cj_element(v_x, v_y, v_z);
-    cj::at(p_y, cj_o[0]) = cj::f2h(v_y);
-    p_z[cj_k] = cj::f2h(v_z);
+    for (int cj_u = 0; cj_u < 4; ++cj_u) {
+      if (cj_u >= cj_m) break;
+      const cj_idx cj_k = cj_k0 + cj_u * cj_step;
+      const float v_y = cjk_y[cj_u];
+      const float v_z = cjk_z[cj_u];
+      cj_off cj_o[1];
+#pragma unroll
+      for (int cj_s = 0; cj_s < 1; ++cj_s) cj_o[cj_s] = cj_ko[cj_u][cj_s];
+      cj::at(p_y, cj_o[0]) = cj::f2h(v_y);
+      p_z[cj_k] = cj::f2h(v_z);
+    }
+    if (cj_left <= cj_step) break;  // the next step's first element is past cj_count
   }
 }

@@ -39,36 +39,76 @@ struct cj_layout {
   long long stride[5][3];  // bytes; rows: q, r, s, t, a
 };
 
+// Each step a thread takes 4 elements, cj_step apart: it computes all of
+// them, their loads first, keeping their values and offsets, then stores them
+// all (gpu/layouts/strided.cpp says why). The pointers are not __restrict__,
+// so only this order puts several loads in flight.
 extern "C" __global__ void cujit_int(cj_i32* p_q, cj_i32* p_r, cj_i32* p_s, cj_i32* p_t, const cj_i32* p_a, const cj_i32* p_b, const long long cj_n, const cj_layout cj_l) {
   typedef unsigned long long cj_idx;
   typedef long long cj_off;
   const cj_idx cj_count = (cj_idx)cj_n;
   const cj_idx cj_step = (cj_idx)blockDim.x * gridDim.x;
   const cj_i32 v_b = p_b[0];
-  for (cj_idx cj_k = (cj_idx)blockIdx.x * blockDim.x + threadIdx.x; cj_k < cj_count; cj_k += cj_step) {
-    cj_off cj_o[5];
+  for (cj_idx cj_k0 = (cj_idx)blockIdx.x * blockDim.x + threadIdx.x; cj_k0 < cj_count; cj_k0 += 4 * cj_step) {
+    // The step's elements cj_k0 + u * cj_step, u < cj_m, counted down from
+    // cj_left so that no index passes cj_count (nor wraps) whatever the grid.
+    cj_idx cj_left = cj_count - cj_k0;
+    int cj_m = 1;
 #pragma unroll
-    for (int cj_s = 0; cj_s < 5; ++cj_s) cj_o[cj_s] = 0;
-    cj_idx cj_rest = cj_k;
+    for (int cj_u = 1; cj_u < 4; ++cj_u)
+      if (cj_left > cj_step) cj_left -= cj_step, cj_m = cj_u + 1;
+    cj_i32 cjk_q[4];
+    cj_i32 cjk_r[4];
+    cj_i32 cjk_s[4];
+    cj_i32 cjk_t[4];
+    cj_off cj_ko[4][4];
+    // An element past the step's cj_m computes element cj_k0 again and stores
+    // nothing: no branch between the loads, so that they all issue together.
 #pragma unroll
-    for (int cj_d = 3 - 1; cj_d > 0; --cj_d) {
-      const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];
-      const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
-      cj_rest = cj_q;
+    for (int cj_u = 0; cj_u < 4; ++cj_u) {
+      const cj_idx cj_k = cj_u < cj_m ? cj_k0 + cj_u * cj_step : cj_k0;
+      cj_off cj_o[5];
 #pragma unroll
-      for (int cj_s = 0; cj_s < 5; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
+      for (int cj_s = 0; cj_s < 5; ++cj_s) cj_o[cj_s] = 0;
+      cj_idx cj_rest = cj_k;
+#pragma unroll
+      for (int cj_d = 3 - 1; cj_d > 0; --cj_d) {
+        const cj_idx cj_q = cj_rest / cj_l.shape[cj_d];
+        const cj_idx cj_c = cj_rest - cj_q * cj_l.shape[cj_d];
+        cj_rest = cj_q;
+#pragma unroll
+        for (int cj_s = 0; cj_s < 5; ++cj_s) cj_o[cj_s] += (cj_off)cj_c * cj_l.stride[cj_s][cj_d];
+      }
+#pragma unroll
+      for (int cj_s = 0; cj_s < 5; ++cj_s) cj_o[cj_s] += (cj_off)cj_rest * cj_l.stride[cj_s][0];
+      const cj_i32 v_a = cj::at(p_a, cj_o[4]);
+      cj_i32 v_q;
+      cj_i32 v_r;
+      cj_i32 v_s;
+      cj_i32 v_t;
+      cj_element(v_a, v_b, v_q, v_r, v_s, v_t);
+      cjk_q[cj_u] = v_q;
+      cjk_r[cj_u] = v_r;
+      cjk_s[cj_u] = v_s;
+      cjk_t[cj_u] = v_t;
+#pragma unroll
+      for (int cj_s = 0; cj_s < 4; ++cj_s) cj_ko[cj_u][cj_s] = cj_o[cj_s];
     }
 #pragma unroll
-    for (int cj_s = 0; cj_s < 5; ++cj_s) cj_o[cj_s] += (cj_off)cj_rest * cj_l.stride[cj_s][0];
-    const cj_i32 v_a = cj::at(p_a, cj_o[4]);
-    cj_i32 v_q;
-    cj_i32 v_r;
-    cj_i32 v_s;
-    cj_i32 v_t;
-    cj_element(v_a, v_b, v_q, v_r, v_s, v_t);
-    cj::at(p_q, cj_o[0]) = v_q;
-    cj::at(p_r, cj_o[1]) = v_r;
-    cj::at(p_s, cj_o[2]) = v_s;
-    cj::at(p_t, cj_o[3]) = v_t;
+    for (int cj_u = 0; cj_u < 4; ++cj_u) {
+      if (cj_u >= cj_m) break;
+      const cj_i32 v_q = cjk_q[cj_u];
+      const cj_i32 v_r = cjk_r[cj_u];
+      const cj_i32 v_s = cjk_s[cj_u];
+      const cj_i32 v_t = cjk_t[cj_u];
+      cj_off cj_o[4];
+#pragma unroll
+      for (int cj_s = 0; cj_s < 4; ++cj_s) cj_o[cj_s] = cj_ko[cj_u][cj_s];
+      cj::at(p_q, cj_o[0]) = v_q;
+      cj::at(p_r, cj_o[1]) = v_r;
+      cj::at(p_s, cj_o[2]) = v_s;
+      cj::at(p_t, cj_o[3]) = v_t;
+    }
+    if (cj_left <= cj_step) break;  // the next step's first element is past cj_count
   }
 }
