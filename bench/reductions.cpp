@@ -5,8 +5,9 @@
 //
 // OP: sum, max, argmax, dot (sum of x*y) over [OUTER, LEN, INNER] reduced
 // over LEN; norm: (x - mean) / std over rows of LEN (OUTER rows, INNER 1).
-// Inputs are filled with the byte 0x3c (finite values of every dtype, as
-// bench/reductions_cub.cu does). Prints `ID MEDIAN_MS PLAN`: the median of 25
+// Inputs hold varied values, as the peers' randn (bench/reductions.py): until
+// 2026-11-28 every byte was 0x3c, which left the row normalisation dividing
+// 0 by 0 for every element, the division's slow path (NumPy's NaN). Prints `ID MEDIAN_MS PLAN`: the median of 25
 // calls after a warm-up (which compiles), each between two events after a
 // ~100 us spin kernel, so that the events time the kernel alone.
 //
@@ -23,9 +24,11 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/call.hpp"
+#include "cujit/evaluate.hpp"
 #include "api/programs.hpp"
 #include "gpu/compile.hpp"
 #include "core/driver.hpp"
@@ -93,6 +96,20 @@ ReduceSpec spec_of(const std::string& op, DType t) {
   return s;
 }
 
+// `count` elements of `t` at `dst`: sin(i * 0.37) * 4 for floats, small
+// integers otherwise; never all equal.
+void fill(CUdeviceptr dst, DType t, long long count) {
+  EvaluateOptions opt;
+  opt.device = Device::cuda(0);
+  opt.shape = Shape{count};
+  opt.output_dtypes = {{"out", t}};
+  const Array a = evaluate(is_integer(t) ? "out = (i * 7919 + 3) % 251 - 125" : "out = sin(i * 0.37) * 4", {}, opt)
+                      .at(0)
+                      .array;
+  memcpy_dtod(0, dst, reinterpret_cast<CUdeviceptr>(a.view().data), static_cast<std::size_t>(count) * dtype_size(t));
+  synchronize(0);
+}
+
 // The case as a program of the language, run through the call path.
 struct ProgramCase {
   std::shared_ptr<const GpuProgram> program;
@@ -138,6 +155,7 @@ int main() {
   ReduceKernels kernels;
   ReduceWorkspace ws(0);
   DeviceBuffer in, out;
+  std::pair<DType, std::size_t> filled{};  // what `in` holds
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
@@ -155,7 +173,11 @@ int main() {
     if (in.size() < in_bytes) {
       in = DeviceBuffer();
       in = DeviceBuffer(0, in_bytes);
-      in.fill_bytes(0x3c);
+      filled = {};
+    }
+    if (filled != std::make_pair(t, in_bytes)) {
+      fill(in.ptr(), t, static_cast<long long>(in_bytes / dtype_size(t)));
+      filled = {t, in_bytes};
     }
     if (out.size() < out_bytes) {
       out = DeviceBuffer();

@@ -289,6 +289,40 @@ TEST_CASE("reductions match the host reference in every variant, deterministical
   }
 }
 
+// Exact reductions of rows of 2^23 and 2^24 elements (argmax's 64-step
+// chunks, float16's eight elements a load) against the reference, with the
+// same bits on grids of 7 and 100 blocks. Cutting such rows into one chunk
+// per resident block when they fill less than one round was tried and
+// measured slower (bench/results/h200_2026-11-28/NOTES.md).
+TEST_CASE("exact reductions of long rows match the reference, with the same bits on any grid", "[reduce]") {
+  std::mt19937_64 rng(gputest::run_seed() + 2);
+  ReduceWorkspace ws(0);
+  const char* max_env = std::getenv("CUJIT_TEST_REDUCE_MAX");
+  const std::size_t max_n = max_env && *max_env ? std::strtoull(max_env, nullptr, 0) : ~std::size_t{0};
+  const Case cases[] = {
+      {"argmax f32", ReduceOp::ArgMax, DType::Float32, DType::Float32, DType::Int64},
+      {"argmax f16 ties", ReduceOp::ArgMax, DType::Float16, DType::Float16, DType::Int64, false, false, true},
+      {"argmin f64 ties", ReduceOp::ArgMin, DType::Float64, DType::Float64, DType::Int64, false, false, true},
+      {"argmax i32 ties", ReduceOp::ArgMax, DType::Int32, DType::Int32, DType::Int64, false, false, true},
+      {"max f32", ReduceOp::Max, DType::Float32, DType::Float32, DType::Float32},
+      {"min i32", ReduceOp::Min, DType::Int32, DType::Int32, DType::Int32},
+      {"sum i32->i64", ReduceOp::Sum, DType::Int32, DType::Int64, DType::Int64},
+  };
+  for (const ReduceShape sh : {ReduceShape{1, (1 << 23) + 5, 1}, ReduceShape{1, (1 << 24) + 5, 1}}) {
+    const std::size_t n = static_cast<std::size_t>(sh.len);
+    if (n > max_n) continue;
+    for (const Case& c : cases) {
+      const ReduceSpec spec = spec_for(c);
+      const std::vector<Data> ins = {make_data(c.in, n, rng, c.nans, c.ties)};
+      INFO(c.what << " [1, " << sh.len << ", 1]");
+      const Result r = run(spec, sh, ins, 0, 0, ws);
+      check_against_reference(c, spec, sh, ins, r);
+      CHECK(run(spec, sh, ins, 0, 7, ws).bytes == r.bytes);
+      CHECK(run(spec, sh, ins, 0, 100, ws).bytes == r.bytes);
+    }
+  }
+}
+
 TEST_CASE("row normalisation in one pass matches the host reference", "[reduce]") {
   std::mt19937_64 rng(gputest::run_seed() + 1);
   for (long long len : {1LL, 5LL, 1000LL, 1024LL, 4096LL, 4099LL, 8192LL}) {

@@ -7,6 +7,7 @@
 //    into outputs poisoned first, against the CPU evaluator, and the same bits
 //    on a second run and on another stream.
 // Run alone with `cujit_gpu_tests "[reduction-gpu]"`.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -201,8 +202,9 @@ std::string close(const HostArray& got, const HostArray& want) {
 TEST_CASE("reduction cases match NumPy on the GPU on contiguous, transposed and strided inputs", "[reduction-gpu]") {
   const auto cases = ref::load_eval_cases(kData + "/reduction_cases.txt");
   REQUIRE(cases.size() > 5000);
-  // On 8 threads: most of the time is NVRTC compiling the kernels of each
-  // dtype, operation and variant once, and those compiles run in parallel.
+  // On every core (at least 8 threads): most of the time is NVRTC compiling
+  // the kernels of each dtype, operation and variant once, and those compiles
+  // run in parallel.
   std::atomic<std::size_t> next{0};
   std::mutex mu;
   std::vector<std::string> failures;
@@ -216,7 +218,8 @@ TEST_CASE("reduction cases match NumPy on the GPU on contiguous, transposed and 
       }
   };
   std::vector<std::thread> pool;
-  for (int t = 0; t < 8; ++t) pool.emplace_back(work);
+  const unsigned threads = std::max(8u, std::thread::hardware_concurrency());
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
   for (std::thread& t : pool) t.join();
   for (std::size_t k = 0; k < failures.size() && k < 20; ++k) FAIL_CHECK(failures[k]);
   const int failed = static_cast<int>(failures.size());
