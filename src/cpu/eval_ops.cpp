@@ -20,13 +20,7 @@
 #include "core/ops_host.hpp"
 #include "cpu/vector_math.hpp"
 
-// The targets built: the compiler's baseline (SSE2 on x86-64), AVX2 + FMA
-// and AVX-512 (Skylake-X and later; a newer Highway adds variants for newer
-// CPUs). SSSE3/SSE4 would add little over the baseline for these loops, and
-// each target is a full copy of every loop.
-#ifndef HWY_DISABLED_TARGETS
-#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3_DL)
-#endif
+#include "cpu/hwy_targets.hpp"  // the targets built
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/eval_ops.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target

@@ -12,6 +12,7 @@
 
 #include "catch.hpp"
 #include "cpu/eval.hpp"
+#include "cpu/eval_loops.hpp"
 #include "cpu/reduce.hpp"
 #include "cujit/evaluate.hpp"
 #include "plan/reduce_plan.hpp"
@@ -94,11 +95,21 @@ template <class T> void check_extrema(std::mt19937_64& rng) {
 }  // namespace
 
 TEST_CASE("min, max, argmin, argmax at the vector, chunk and segment seams", "[reduction][blocks]") {
-  std::mt19937_64 rng(20);
-  check_extrema<float>(rng);
-  check_extrema<double>(rng);
-  check_extrema<std::int32_t>(rng);
-  check_extrema<std::int8_t>(rng);
+  // With each instruction set's loops this CPU can run (float32 and float64
+  // extrema come from reduce_loops.cpp's per-target loops).
+  struct Restore {
+    ~Restore() { cpu::force_loop_target(""); }
+  } restore;
+  for (const std::string& target : cpu::loop_targets()) {
+    if (!cpu::cpu_has_target(target)) continue;
+    cpu::force_loop_target(target);
+    INFO("loops " << target);
+    std::mt19937_64 rng(20);
+    check_extrema<float>(rng);
+    check_extrema<double>(rng);
+    check_extrema<std::int32_t>(rng);
+    check_extrema<std::int8_t>(rng);
+  }
 }
 
 TEST_CASE("of +0 and -0 the first is max's value and argmax's index", "[reduction][blocks]") {
