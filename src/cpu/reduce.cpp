@@ -677,51 +677,6 @@ template <class V> struct Best {
   std::int64_t idx = -1;  // -1: no element (yet)
 };
 
-constexpr int kChains = 8;  // independent vector selects in flight: one's latency is several cycles
-
-// The extremum of x[0, n) and whether a NaN is among them (integers; float32
-// and float64 take reduce_loops.cpp's, in the CPU's widest vectors), with lanes the
-// compiler keeps in vector registers (GCC's vector extension: a select per
-// lane vectorizes where one running maximum, a dependency chain of selects
-// it may not reorder, stays scalar), kChains vectors of them at a time.
-template <bool Max, class V> V extreme_value(const V* x, std::int64_t n, bool& any_nan) {
-  V m = x[0];
-  bool nan = false;
-  std::int64_t k = 0;
-  if constexpr (kVectorized<V>) {
-    using Vec = Vec16<V>;
-    using Mask = decltype(Vec{} < Vec{});
-    constexpr int L = 16 / sizeof(V);
-    V first[L];
-    std::fill(first, first + L, x[0]);
-    Vec lane[kChains];
-    for (Vec& l : lane) std::memcpy(&l, first, sizeof l);
-    Mask bad = {};
-    for (; k + kChains * L <= n; k += kChains * L)
-      for (int c = 0; c < kChains; ++c) {
-        Vec v;
-        std::memcpy(&v, x + k + c * L, sizeof v);
-        if constexpr (std::is_floating_point_v<V>) bad |= v != v;
-        if constexpr (Max) lane[c] = lane[c] < v ? v : lane[c];
-        else lane[c] = v < lane[c] ? v : lane[c];
-      }
-    for (int c = 0; c < kChains; ++c)
-      for (int j = 0; j < L; ++j) {
-        nan |= bad[j] != 0;
-        if constexpr (Max) m = m < lane[c][j] ? lane[c][j] : m;
-        else m = lane[c][j] < m ? lane[c][j] : m;
-      }
-  }
-  for (; k < n; ++k) {
-    const V v = x[k];
-    if constexpr (std::is_floating_point_v<V>) nan |= v != v;
-    if constexpr (Max) m = m < v ? v : m;
-    else m = v < m ? v : m;
-  }
-  any_nan = nan;
-  return m;
-}
-
 // The first k in [from, n) where x[k] == v (a value that is there), or where
 // x[k] is NaN when v is: compared a vector at a time.
 template <class V> std::int64_t first_equal(const V* x, std::int64_t from, std::int64_t n, V v) {
@@ -762,9 +717,12 @@ template <bool Max, class V> Best<V> fast_leaf(const V* x, std::int64_t n, std::
   for (std::int64_t c = 0; c < n; c += kChunk) {
     const std::int64_t len = std::min(kChunk, n - c);
     bool any_nan = false;
-    V m;
-    if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>) m = cpu::extreme_value(x + c, len, Max, any_nan);
-    else m = extreme_value<Max>(x + c, len, any_nan);
+    V m = x[c];
+    if constexpr (kVectorized<V>) {
+      m = cpu::extreme_value(x + c, len, Max, any_nan);  // reduce_loops.cpp, the CPU's widest vectors
+    } else {
+      for (std::int64_t k = c; k < c + len; ++k) m = Max ? (m < x[k] ? x[k] : m) : (x[k] < m ? x[k] : m);
+    }
     if (any_nan) {
       const std::int64_t k = first_equal(x, c, c + len, std::numeric_limits<V>::quiet_NaN());
       return {x[k], r + k};

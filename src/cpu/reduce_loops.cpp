@@ -1,6 +1,6 @@
-// The CPU reductions' per-target loops: the extremum of a chunk of float32 or
-// float64 (min, max, and the first NaN's presence, for argmin/argmax too) in
-// the widest vectors the CPU has. Highway compiles this file once per
+// The CPU reductions' per-target loops: the extremum of a chunk of a real or
+// integer type (min, max, and for floats whether a NaN is there, for
+// argmin/argmax too) in the widest vectors the CPU has. Highway compiles this file once per
 // instruction set, as eval_ops.cpp, and picks at run time; the loops are GCC
 // vector extensions of the target's width, so every target takes the same
 // selects and gives the same bits. In 16-byte vectors (reduce.cpp's baseline
@@ -9,6 +9,7 @@
 #include "cpu/reduce_loops.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/hwy_targets.hpp"
 #undef HWY_TARGET_INCLUDE
@@ -47,7 +48,7 @@ template <bool Max, class V> V extreme(const V* x, std::int64_t n, bool* nan) {
       for (int c = 0; c < kChains; ++c) {
         Vec v;
         std::memcpy(&v, x + k + c * L, sizeof v);
-        bad |= v != v;
+        if constexpr (std::is_floating_point_v<V>) bad |= v != v;
         if constexpr (Max) lane[c] = lane[c] < v ? v : lane[c];
         else lane[c] = v < lane[c] ? v : lane[c];
       }
@@ -60,7 +61,7 @@ template <bool Max, class V> V extreme(const V* x, std::int64_t n, bool* nan) {
   }
   for (; k < n; ++k) {
     const V v = x[k];
-    any |= v != v;
+    if constexpr (std::is_floating_point_v<V>) any |= v != v;
     if constexpr (Max) m = m < v ? v : m;
     else m = v < m ? v : m;
   }
@@ -70,12 +71,12 @@ template <bool Max, class V> V extreme(const V* x, std::int64_t n, bool* nan) {
 
 }  // namespace
 
-float ExtremeF32(const float* x, std::int64_t n, bool max, bool* nan) {
-  return max ? extreme<true>(x, n, nan) : extreme<false>(x, n, nan);
-}
-double ExtremeF64(const double* x, std::int64_t n, bool max, bool* nan) {
-  return max ? extreme<true>(x, n, nan) : extreme<false>(x, n, nan);
-}
+#define CJ_EXTREME(T, Name)                                                   \
+  T Name(const T* x, std::int64_t n, bool max, bool* nan) {                   \
+    return max ? extreme<true>(x, n, nan) : extreme<false>(x, n, nan);        \
+  }
+CJ_EXTREME_TYPES(CJ_EXTREME)
+#undef CJ_EXTREME
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cujit::cpu
@@ -84,15 +85,13 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace cujit::cpu {
 
-HWY_EXPORT(ExtremeF32);
-HWY_EXPORT(ExtremeF64);
-
-float extreme_value(const float* x, std::int64_t n, bool max, bool& any_nan) {
-  return HWY_DYNAMIC_DISPATCH(ExtremeF32)(x, n, max, &any_nan);
-}
-double extreme_value(const double* x, std::int64_t n, bool max, bool& any_nan) {
-  return HWY_DYNAMIC_DISPATCH(ExtremeF64)(x, n, max, &any_nan);
-}
+#define CJ_EXTREME(T, Name)                                                          \
+  HWY_EXPORT(Name);                                                                  \
+  T extreme_value(const T* x, std::int64_t n, bool max, bool& any_nan) {             \
+    return HWY_DYNAMIC_DISPATCH(Name)(x, n, max, &any_nan);                          \
+  }
+CJ_EXTREME_TYPES(CJ_EXTREME)
+#undef CJ_EXTREME
 
 }  // namespace cujit::cpu
 #endif  // HWY_ONCE
