@@ -192,6 +192,10 @@ CUdeviceptr alloc_pooled(int device, DevicePool& p, std::size_t bytes) {
   CUresult r = driver().cuMemAllocFromPoolAsync(&ptr, bytes, pool, nullptr);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) r = trim_and_retry(p, ptr, bytes);
   if (context_lost_by(r)) fail(ErrorCode::Device, context_lost_message("cuMemAllocFromPoolAsync", r));
+  // A failed request can leave the pool holding what it mapped on the way
+  // (every byte of an H200, 2026-11-28, for one larger than the device), so
+  // other processes could not even create a context: it goes back first.
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) CU_CALL(cuMemPoolTrimTo, pool, 0);
   if (r == CUDA_ERROR_OUT_OF_MEMORY)
     fail(ErrorCode::Device,
          "out of memory on device {}: cuMemAllocFromPoolAsync failed: {} allocating {} bytes from cujit's memory pool, "

@@ -156,4 +156,9 @@ TEST_CASE("pool: trim_pool returns the unused memory; out of memory is a Device 
                 0) == 0);
   CHECK(e.find("after trimming it and trying again (") != std::string::npos);
   CHECK(pool_stats(0).oom_trims == trims + 1);
+  // The failed request keeps nothing: the device stays usable by other processes.
+  CHECK(pool_stats(0).reserved_bytes <= trimmed.reserved_bytes);
+  const std::size_t at = e.find("which holds ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stoull(e.substr(at + 12)) <= trimmed.reserved_bytes);
 }

@@ -247,12 +247,14 @@ TEST_CASE("split reductions: what stays refused, by the API and by jitrun --devi
   };
   int status = 0;
   const std::string refused = jitrun("--device all -i 'x=rand((10,4))' 'm = nanargmax(x)'", status);
+  CAPTURE(refused);
   CHECK(status == 1);
   CHECK(refused.find("evaluate_split: `nanargmax(x)`: a split run does not combine") != std::string::npos);
   // Scalars print as the one-GPU run prints them.
   const std::string prog = "-i 'x=arange(100):int32' 's = sum(x); k = argmax(x); m = max(x, axis=0)'";
   int one_status = 0;
   const std::string all = jitrun("--device all " + prog, status), one = jitrun("--device 0 " + prog, one_status);
+  CAPTURE(all, one);
   CHECK(status == 0);
   CHECK(one_status == 0);
   CHECK(all == one);
