@@ -37,7 +37,8 @@ struct KernelImages;
   X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)              \
   X(cuEventDestroy) X(cuPointerGetAttribute) X(cuPointerGetAttributes) X(cuStreamWaitEvent)       \
   X(cuStreamQuery) X(cuMemPoolCreate) X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute)      \
-  X(cuMemPoolTrimTo) X(cuMemAllocFromPoolAsync) X(cuMemFreeAsync) X(cuMemcpyPeer)
+  X(cuMemPoolTrimTo) X(cuMemAllocFromPoolAsync) X(cuMemFreeAsync) X(cuMemcpyPeer)          \
+  X(cuMemHostAlloc) X(cuMemFreeHost)
 
 struct DriverApi {
 #define CUJIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <new>
@@ -611,7 +612,14 @@ void write_file_with(const std::string& path, Body body) {
   }
   if (fd < 0) io_error(path, "cannot write", EEXIST);
 
-  bool ok = (!keep_mode || ::fchmod(fd, st.st_mode & 07777) == 0) && body(fd) && ::fsync(fd) == 0;
+  bool ok = false;
+  try {
+    ok = (!keep_mode || ::fchmod(fd, st.st_mode & 07777) == 0) && body(fd) && ::fsync(fd) == 0;
+  } catch (...) {  // a GPU's copy failed (write_npy_with's body): no partial file either
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
   int err = ok ? 0 : errno;
   if (::close(fd) != 0 && ok) {
     ok = false;
@@ -769,6 +777,17 @@ void write_npy(const std::string& path, const ArrayView& a) {
   check_writable(path, a);
   std::string header = make_header(a);
   write_file_with(path, [&](int fd) { return write_all(fd, header.data(), header.size()) && write_data(fd, a); });
+}
+
+void write_npy_with(const std::string& path, DType dtype, const Shape& shape,
+                    const std::function<bool(int fd, std::size_t data_offset)>& data) {
+  if (path.empty()) fail(ErrorCode::Data, "cannot write a .npy file: the file name is empty");
+  // The checks and the header look at the dtype and shape only; the data comes from `data`.
+  static char stands_for_data;
+  const ArrayView a = ArrayView::host(&stands_for_data, dtype, shape);
+  check_writable(path, a);
+  const std::string header = make_header(a);
+  write_file_with(path, [&](int fd) { return write_all(fd, header.data(), header.size()) && data(fd, header.size()); });
 }
 
 void write_file(const std::string& path, std::string_view bytes) {

@@ -9,8 +9,11 @@
 // without allow_pickle, and `np.load(f).view(ml_dtypes.bfloat16)` gives the
 // values back. A plain '|V2' (any 2-byte blob) is refused rather than guessed.
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cujit/array.hpp"
 
@@ -42,6 +45,27 @@ void write_npy(const std::string& path, const ArrayView& a);
 // The same bytes written to an open descriptor as they are made (a pipe:
 // standard output), with no temporary file; `name_for_errors` stands for it.
 void write_npy(int fd, const ArrayView& a, const std::string& name_for_errors);
+// write_npy's file (its header for `dtype` and `shape`, the temporary file
+// renamed over `path`, the fsync) around data that `data` writes itself: it
+// gets the descriptor and the offset where the data starts, and writes the
+// array's C-ordered bytes there (pwrite, from several threads if it likes);
+// false with errno set, or an exception, leaves no file.
+void write_npy_with(const std::string& path, DType dtype, const Shape& shape,
+                    const std::function<bool(int fd, std::size_t data_offset)>& data);
+
+// A run of an array's C-ordered bytes in a GPU's memory: `bytes` of them at
+// `src`, from byte `offset` of the array's data on.
+struct DeviceBytes {
+  int device = 0;
+  const void* src = nullptr;
+  std::size_t bytes = 0, offset = 0;
+};
+// write_npy of an array whose bytes lie in GPU memory, in runs that cover
+// them once (a split array's pieces, or one run): each GPU's runs come down
+// through pinned buffers of its own, the copy of one chunk overlapping the
+// write of the one before, on a thread per GPU; no host copy of the array.
+void write_npy_device(const std::string& path, DType dtype, const Shape& shape, const std::vector<DeviceBytes>& runs);
+
 // Any bytes, written by the same rules as write_npy (jitrun --emit cubin).
 void write_file(const std::string& path, std::string_view bytes);
 

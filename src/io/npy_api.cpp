@@ -13,7 +13,10 @@ Array load_npy(const std::string& path, Device device) {
 
 void save_npy(const std::string& path, const ArrayView& a) {
   if (a.device.kind == Device::CPU) return write_npy(path, a);
-  // write_npy reads host memory: a device array is staged (C order) first.
+  if (a.is_c_contiguous())
+    return write_npy_device(path, a.dtype, a.shape,
+                            {DeviceBytes{a.device.id, a.data, static_cast<std::size_t>(a.size()) * a.itemsize(), 0}});
+  // write_npy reads host memory: a strided device view is staged (C order) first.
   Array host = Array::copy_of(a, Device::cpu());
   write_npy(path, host.view());
 }

@@ -362,3 +362,38 @@ TEST_CASE("bfloat16 is written as ml_dtypes writes it: descr '<V2'") {
   CHECK(bytes.substr(10, dict.size()) == dict);
   CHECK(bytes.size() == 128 + 4);
 }
+
+TEST_CASE("write_npy_with: data written at offsets, out of order, is write_npy's file; a failure leaves none") {
+  TempDir tmp;
+  HostArray a = patterned(DType::Int32, Shape{1000, 3});
+  write_npy(tmp.file("want.npy"), a.view());
+  const std::size_t half = a.view().size() / 2 * 4;
+  const char* p = static_cast<const char*>(a.data());
+  // The second half first, as a second GPU's thread may write it.
+  write_npy_with(tmp.file("got.npy"), DType::Int32, a.view().shape, [&](int fd, std::size_t at) {
+    return ::pwrite(fd, p + half, 12000 - half, static_cast<off_t>(at + half)) == static_cast<ssize_t>(12000 - half) &&
+           ::pwrite(fd, p, half, static_cast<off_t>(at)) == static_cast<ssize_t>(half);
+  });
+  CHECK(slurp(tmp.file("got.npy")) == slurp(tmp.file("want.npy")));
+
+  // A GPU copy that throws half way: the error comes through, the old file stays, no temporary is left.
+  auto throws = [&](int fd, std::size_t at) -> bool {
+    (void)::pwrite(fd, p, half, static_cast<off_t>(at));
+    throw Error(ErrorCode::Device, "cuMemcpyDtoHAsync failed");
+  };
+  try {
+    write_npy_with(tmp.file("got.npy"), DType::Int32, Shape{7}, throws);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "cuMemcpyDtoHAsync failed");
+  }
+  CHECK(error_of([&] { write_npy_with(tmp.file("w.npy"), DType::Int32, Shape{2}, [](int, std::size_t) {
+          errno = ENOSPC;
+          return false;
+        }); }) == tmp.file("w.npy") + ": cannot write: No space left on device");
+  CHECK(slurp(tmp.file("got.npy")) == slurp(tmp.file("want.npy")));
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(tmp.path)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"got.npy", "want.npy"});
+}

@@ -585,9 +585,27 @@ int run(const Options& args) {
       if (opt.verbose) std::fprintf(stderr, "jitrun: summary of %s %.3f ms\n", r.name.c_str(), ms_since(t0));
       continue;
     }
+    // To a file from GPU memory: each GPU's part comes down through pinned
+    // buffers as it is written (io/npy.hpp), with no host copy of the whole.
+    const bool on_gpu = r.split || r.array.device().kind != Device::CPU;
+    if (it != paths.end() && it->second != "-" && !opt.print && on_gpu &&
+        (r.split || r.array.view().is_c_contiguous())) {
+      std::vector<DeviceBytes> runs;
+      if (r.split) {
+        const std::size_t row = r.split->shape.ndim == 0 ? 0 : dtype_size(r.split->dtype) * static_cast<std::size_t>(
+                                    r.split->shape.size() / std::max<std::int64_t>(1, r.split->shape[0]));
+        for (const ArrayPiece& p : r.split->pieces)
+          runs.push_back(DeviceBytes{p.device, p.array.data(), p.array.nbytes(), static_cast<std::size_t>(p.begin) * row});
+      } else {
+        runs.push_back(DeviceBytes{r.array.device().id, r.array.data(), r.array.nbytes(), 0});
+      }
+      const Shape& shape = r.split ? r.split->shape : r.array.shape();
+      write_npy_device(it->second, r.split ? r.split->dtype : r.array.dtype(), shape, runs);
+      if (opt.verbose) std::fprintf(stderr, "jitrun: %s written from the GPU %.3f ms\n", r.name.c_str(), ms_since(t0));
+      continue;
+    }
     const Array a = r.split ? r.split->gather() : r.array.device().kind == Device::CPU ? r.array : r.array.to_host();
-    if (opt.verbose && (r.split || r.array.device().kind != Device::CPU))
-      std::fprintf(stderr, "jitrun: %s to host %.3f ms\n", r.name.c_str(), ms_since(t0));
+    if (opt.verbose && on_gpu) std::fprintf(stderr, "jitrun: %s to host %.3f ms\n", r.name.c_str(), ms_since(t0));
     if (it != paths.end() && it->second == "-") {
       std::fflush(stdout);
       write_npy(STDOUT_FILENO, a.view(), "standard output");

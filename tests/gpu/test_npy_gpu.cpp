@@ -1,0 +1,93 @@
+// .npy files written straight from GPU memory (io/npy_device.cpp): the bytes
+// write_npy writes from a host copy, across the staging chunks' seams, in
+// runs written out of order and from two GPUs when there are two.
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "catch.hpp"
+#include "core/driver.hpp"
+#include "cujit/error.hpp"
+#include "cujit/npy.hpp"
+#include "gpu_util.hpp"
+#include "io/npy.hpp"
+
+using namespace cujit;
+using namespace cujit::gputest;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+struct Dir {
+  fs::path path;
+  Dir() {
+    std::string t = (fs::temp_directory_path() / "cujit_npy_gpu_XXXXXX").string();
+    REQUIRE(::mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~Dir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+TEST_CASE("save_npy and write_npy_device write from GPU memory what write_npy writes from the host", "[gpu][npy]") {
+  Dir dir;
+  std::mt19937_64 rng(run_seed());
+  // Two 16 MiB staging chunks and a tail of an odd number of bytes.
+  HostArray h(DType::Int16, Shape{(std::int64_t{16} << 20) + 12345});
+  fill_random(h, rng);
+  const Array d = Array::copy_of(h.view(), Device::cuda(0));
+  write_npy((dir.path / "want.npy").string(), h.view());
+  const std::string want = slurp(dir.path / "want.npy");
+
+  save_npy((dir.path / "saved.npy").string(), d.view());
+  CHECK(slurp(dir.path / "saved.npy") == want);
+
+  // Three runs, the last first; the middle one from GPU 1 when there is one.
+  const std::size_t n = d.nbytes(), a = 5 << 20, b = (21 << 20) + 7;
+  Array other;
+  int mid_device = 0;
+  const void* mid = static_cast<const char*>(d.data()) + a;
+  if (device_count() > 1) {
+    other = Array::copy_of(ArrayView::host(static_cast<const char*>(h.data()) + a, DType::UInt8, Shape{std::int64_t(b - a)}),
+                           Device::cuda(1));
+    mid_device = 1;
+    mid = other.data();
+  }
+  const char* base = static_cast<const char*>(d.data());
+  write_npy_device((dir.path / "runs.npy").string(), DType::Int16, h.view().shape,
+                   {DeviceBytes{0, base + b, n - b, b}, DeviceBytes{mid_device, mid, b - a, a}, DeviceBytes{0, base, a, 0}});
+  CHECK(slurp(dir.path / "runs.npy") == want);
+
+  // Empty and 0-d arrays.
+  const Array empty = Array::empty(DType::Float64, Shape{0, 3}, Device::cuda(0));
+  save_npy((dir.path / "empty.npy").string(), empty.view());
+  write_npy((dir.path / "empty_want.npy").string(), HostArray(DType::Float64, Shape{0, 3}).view());
+  CHECK(slurp(dir.path / "empty.npy") == slurp(dir.path / "empty_want.npy"));
+  HostArray s(DType::Float32, Shape{});
+  *static_cast<float*>(s.data()) = 2.5f;
+  save_npy((dir.path / "scalar.npy").string(), Array::copy_of(s.view(), Device::cuda(0)).view());
+  write_npy((dir.path / "scalar_want.npy").string(), s.view());
+  CHECK(slurp(dir.path / "scalar.npy") == slurp(dir.path / "scalar_want.npy"));
+
+  // A directory that does not exist: the Data error write_npy gives, and no file.
+  try {
+    save_npy((dir.path / "no" / "x.npy").string(), d.view());
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Data);
+    CHECK(std::string(e.what()) == (dir.path / "no" / "x.npy").string() + ": cannot write: No such file or directory");
+  }
+}
