@@ -28,7 +28,9 @@ CUJIT_API Array load_npy(const std::string& path, Device device = {});
 // Writes `a` (host or device memory, any byte strides, broadcast and reversed
 // views included) to `path` as a C-ordered .npy file. The file is written to
 // a temporary beside `path` and renamed over it when complete, so a failed
-// write leaves no partial file; only a regular file is replaced.
+// write leaves no partial file; only a regular file is replaced. A C-contiguous
+// device array is written straight from GPU memory through pinned buffers,
+// with no host copy of the whole array.
 CUJIT_API void save_npy(const std::string& path, const ArrayView& a);
 inline void save_npy(const std::string& path, const HostArray& a) { save_npy(path, a.view()); }
 
