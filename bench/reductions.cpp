@@ -1,7 +1,7 @@
 // cujit's side of bench/reductions.py: times the reduction kernels
 // (src/gpu/reduce_launch.hpp) on device buffers, one case per line on stdin:
 //
-//   ID|OP|DTYPE|OUTER|LEN|INNER
+//   ID|OP|DTYPE|OUTER|LEN|INNER[|CHUNKS]
 //
 // OP: sum, max, argmax, dot (sum of x*y) over [OUTER, LEN, INNER] reduced
 // over LEN; norm: (x - mean) / std over rows of LEN (OUTER rows, INNER 1).
@@ -197,6 +197,20 @@ int main() {
       rn.out = t;
       ms = timed([&] { kernels.normalize_rows(0, rn, sh.outer, sh.len, ptrs, out.ptr()); });
       plan = "rownorm";
+    } else if (f.size() > 6) {
+      // A seventh field: the planner's plan with that many chunks a row (the
+      // rows variant), to measure chunk counts for it; the launch may still
+      // make whole rounds of them (reduce_launch.cpp).
+      const ReduceSpec spec = spec_of(op, t);
+      ReducePlan forced = reduce_plan(spec, sh);
+      const long long want = std::stoll(f[6]);
+      forced.chunk = std::max<long long>(forced.vec, (sh.len + want - 1) / want / forced.vec * forced.vec);
+      forced.splits = static_cast<int>((sh.len + forced.chunk - 1) / forced.chunk);
+      forced.items = sh.outer * forced.splits;
+      forced.partial_count = static_cast<std::size_t>(forced.items);
+      forced.counters = static_cast<std::size_t>(sh.outer);
+      plan = forced.key();
+      ms = timed([&] { kernels.launch(0, spec, sh, ptrs, out.ptr(), ws, nullptr, &forced); });
     } else {
       const ReduceSpec spec = spec_of(op, t);
       plan = reduce_plan(spec, sh).key();
