@@ -397,6 +397,23 @@ template <class Via, class Acc, class In> void add_row_via(Acc* lane, const In* 
 // as a vector, read where it lies (no gather, one element per cache line).
 // Tiles of 1024 results (512 of complex128): a row's stretch long enough for
 // the memory system to stream; the lanes' accumulators (128 KiB) stay in L2.
+// An integer sum accumulated in 64 bits, wrapped into the integer dtype `t`
+// it stands for (sums agree with it modulo 2^k), as NumPy's true division
+// takes it: converted to float64.
+template <class Acc> double wrapped(Acc s, DType t) {
+  switch (t) {
+    case DType::Int8: return static_cast<std::int8_t>(s);
+    case DType::Int16: return static_cast<std::int16_t>(s);
+    case DType::Int32: return static_cast<std::int32_t>(s);
+    case DType::UInt8: return static_cast<std::uint8_t>(s);
+    case DType::UInt16: return static_cast<std::uint16_t>(s);
+    case DType::UInt32: return static_cast<std::uint32_t>(s);
+    case DType::UInt64: return static_cast<double>(static_cast<std::uint64_t>(s));
+    case DType::Bool: return s != 0;
+    default: return static_cast<double>(static_cast<std::int64_t>(s));
+  }
+}
+
 template <class Acc> constexpr int kTile = std::min<int>(1024, 8192 / sizeof(Acc));
 
 bool columns_apply(const Geometry& g, std::size_t item) {
@@ -591,9 +608,10 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
     }
     return;
   }
-  // mean = sum / count, as NumPy's (true division, also for an integer dtype=).
-  auto mean_of = [](const M& m) {
-    if constexpr (std::is_integral_v<Acc>) return static_cast<double>(m.sum) / static_cast<double>(m.cnt);
+  // mean = sum / count, as NumPy's (true division, also for an integer dtype=,
+  // whose sum wraps in that dtype first: NumPy sums in it).
+  auto mean_of = [&st](const M& m) {
+    if constexpr (std::is_integral_v<Acc>) return wrapped(m.sum, st.acc) / static_cast<double>(m.cnt);
     else if constexpr (is_cplx_v<Acc>) {
       // NumPy divides by the count as a complex number (Smith's algorithm with a zero imaginary
       // part), which spreads a NaN or an infinity of either part to both.

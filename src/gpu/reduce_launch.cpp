@@ -125,7 +125,9 @@ std::string default_post(const ReduceSpec& s) {
   switch (s.op) {
     case ReduceOp::ArgMin:
     case ReduceOp::ArgMax: return "r.i";
-    case ReduceOp::Mean: return "r / (cj_val)n";
+    // An integer dtype= sums in that dtype, then divides in float64, as NumPy
+    // (n as that dtype would wrap: an int8 mean of 130 elements divided by -126).
+    case ReduceOp::Mean: return is_float(s.value) || is_complex(s.value) ? "r / (cj_val)n" : "(double)r / (double)n";
     // NumPy divides by max(n - ddof, 0).
     case ReduceOp::Var: return fmt::format("r.m2 / (cj_val)cj::red::dof(n, {})", s.ddof);
     case ReduceOp::Std: return fmt::format("sqrt(r.m2 / (cj_val)cj::red::dof(n, {}))", s.ddof);

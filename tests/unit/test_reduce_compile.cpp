@@ -84,6 +84,8 @@ TEST_CASE("reduction kernels compile in every variant", "[reduce][nvrtc]") {
       {spec_of(ReduceOp::Sum, DType::Int32, DType::Int64, DType::Int64), "sum i32->i64"},
       {spec_of(ReduceOp::Any, DType::Bool, DType::Bool, DType::Bool), "any bool"},
       {spec_of(ReduceOp::Std, DType::BFloat16, DType::Float32, DType::BFloat16), "std bf16"},
+      // An integer dtype=: summed in int8, divided in float64 (not by n as an int8).
+      {spec_of(ReduceOp::Mean, DType::Int16, DType::Int8, DType::Int8), "mean i16 dtype=int8"},
   };
   ReduceSpec dot = spec_of(ReduceOp::Sum, DType::Float32, DType::Float32, DType::Float32, "x * y");
   dot.inputs.push_back({"y", DType::Float32});
