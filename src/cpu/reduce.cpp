@@ -555,7 +555,9 @@ template <class In, class Acc, class Via = Acc> std::vector<Acc> column_sums(con
 template <class In, class Acc, class Via = Acc>
 void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
   using R = typename real_of<Acc>::type;
-  const bool nan = st.nan_ignoring && (std::is_floating_point_v<R>);
+  // NaN-ignoring over values that cannot be NaN is NumPy's plain reduction
+  // (its nanvar of integers is var: dof <= 0 divides by 0, no NaN rule).
+  const bool nan = st.nan_ignoring && std::is_floating_point_v<R> && (is_float(st.in) || is_complex(st.in));
   const Acc zero{};  // +0, as NumPy's sum([-0.0])
   auto load = [&](std::int64_t o, std::int64_t r, std::int64_t n, Acc* v, bool* present) {
     alignas(64) unsigned char buf[kLeaf * sizeof(In)];
