@@ -13,3 +13,9 @@ add_test(NAME deploy_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/deploy_tes
 set_tests_properties(deploy_cli PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME deploy_flow_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/deploy_flow_test.sh $<TARGET_FILE:jitcache>
   $<TARGET_FILE:jitrun>)
+# Random reductions against NumPy (the oracle) through jitrun --device cpu: 1500 programs of a fixed seed.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME numpy_reductions_diff COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/numpy_reductions_diff.py
+    $<TARGET_FILE:jitrun> 1500)
+  set_tests_properties(numpy_reductions_diff PROPERTIES SKIP_RETURN_CODE 77)
+endif()

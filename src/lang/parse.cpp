@@ -442,6 +442,9 @@ class Parser {
         keyword_value(kw);
         call.kwargs.push_back(std::move(kw));
       } else {
+        // `sum(x, axis=0,)`: a trailing comma is C's error, not an argument out of place.
+        if (!call.kwargs.empty() && at(Tok::RParen))
+          program_error(src_, peek().span, "expected an argument after ',', found ')'", "drop the comma before ')'");
         if (!call.kwargs.empty())
           program_error(src_, peek().span, "positional argument after a keyword argument",
                         "put the array first, e.g. 'sum(x, axis=0)'");
