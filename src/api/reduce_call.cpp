@@ -82,9 +82,13 @@ ReduceSpec kernel_spec(const plan::ReduceStep& st, std::vector<ReduceInput> inpu
   s.value = st.acc;
   s.out = st.out;
   s.ddof = st.ddof;
-  if (st.nan_ignoring && is_float(st.in))
-    map = "cj::red::nan_to((cj_val)(" + (map.empty() ? inputs[0].name : map) + "), (cj_val)" +
-          (st.what == Reduce::Sum ? "0" : "1") + ")";
+  // NaN is replaced before the conversion to the accumulator: into an integer
+  // dtype= a NaN would convert to 0 first (a nanprod of 0).
+  if (st.nan_ignoring && is_float(st.in)) {
+    const std::string m = map.empty() ? inputs[0].name : map, id = st.what == Reduce::Sum ? "0" : "1";
+    map = is_float(st.acc) ? "cj::red::nan_to((cj_val)(" + m + "), (cj_val)" + id + ")"
+                           : "(cj_val)cj::red::nan_to((double)(" + m + "), " + id + ".0)";
+  }
   s.inputs = std::move(inputs);
   s.map = std::move(map);
   s.helpers = std::move(helpers);

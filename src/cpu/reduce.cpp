@@ -557,14 +557,17 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
   using R = typename real_of<Acc>::type;
   // NaN-ignoring over values that cannot be NaN is NumPy's plain reduction
   // (its nanvar of integers is var: dof <= 0 divides by 0, no NaN rule).
-  const bool nan = st.nan_ignoring && std::is_floating_point_v<R> && (is_float(st.in) || is_complex(st.in));
+  // A NaN is found among the elements, before any conversion: nanprod of
+  // floats into an integer dtype= skips them (NumPy's 1), where converted they
+  // were 0s.
+  const bool nan = st.nan_ignoring && (is_float(st.in) || is_complex(st.in));
   const Acc zero{};  // +0, as NumPy's sum([-0.0])
   auto load = [&](std::int64_t o, std::int64_t r, std::int64_t n, Acc* v, bool* present) {
     alignas(64) unsigned char buf[kLeaf * sizeof(In)];
     const In* x = elements<In>(g, o, r, n, buf);
     for (std::int64_t k = 0; k < n; ++k) {
       v[k] = as_acc<Acc, Via>(x[k]);
-      present[k] = !(nan && isnan_v(v[k]));
+      present[k] = !(nan && isnan_v(value_of(x[k])));
     }
   };
   using M = Moments<Acc>;
@@ -678,6 +681,11 @@ template <class In> void arithmetic_for(const Geometry& g, const ReduceStep& st,
     // defined (the same bits; the store casts them back). Means and moments
     // with an integer dtype= keep the signed accumulator.
     case DType::Int64:
+      // Floats into a bool dtype= are nonzero or not, not truncated (0.5 is true):
+      // what reaches here are the nan- versions, whose NaNs are absent.
+      if constexpr (!std::is_integral_v<In> && !is_cplx_v<In>)
+        if (st.acc == DType::Bool && (st.what == Reduce::Sum || st.what == Reduce::Prod))
+          return arithmetic<In, std::uint64_t, bool>(g, st, out, threads);
       if (st.what == Reduce::Sum || st.what == Reduce::Prod)
         return arithmetic<In, std::uint64_t, std::int64_t>(g, st, out, threads);
       return arithmetic<In, std::int64_t>(g, st, out, threads);

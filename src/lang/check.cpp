@@ -713,7 +713,10 @@ class Checker {
       else if (kw.name == "ddof") args->ddof = ddof_keyword(kw);
       else dtype_keyword(kw, b, a, *args);
     }
-    DType in = a.weak ? weak_array_type(a) : a.type;
+    if (args->dtype && !is_float(*args->dtype) && !is_complex(*args->dtype) && !b.nan_ignoring() &&
+        is_float(a.weak ? weak_array_type(a) : a.type))
+      cast_argument(e, *args->dtype);
+    DType in = e.args[0]->weak ? weak_array_type(*e.args[0]) : e.args[0]->type;
     if (is_complex(in) && (b.reduce == Reduce::ArgMin || b.reduce == Reduce::ArgMax || b.reduce == Reduce::Min ||
                            b.reduce == Reduce::Max) && b.nan_ignoring())
       error(e.op_span, "function '" + e.name + "' does not accept " + std::string(dtype_name(in)),
@@ -723,6 +726,26 @@ class Checker {
     e.weak = false;
     e.reduce = std::move(args);
     p_.has_reductions = true;
+  }
+
+  // `sum(x, dtype=int8)` of floats: the argument converted as `int8(x)` converts
+  // it (NaN to 0, out of range saturated), so both back ends sum the same
+  // integers, as NumPy converts the elements to dtype= first. (The nan- versions
+  // keep their floats: NaN is absent there, not 0.)
+  void cast_argument(Expr& e, DType t) {
+    auto cast = std::make_unique<Expr>();
+    Expr& a = *e.args[0];
+    cast->kind = Expr::Call;
+    cast->span = cast->op_span = a.span;
+    cast->name = std::string(dtype_name(t));
+    cast->builtin = find_builtin(cast->name);
+    if (!cast->builtin) fail(ErrorCode::Internal, "no cast to {}", dtype_name(t));
+    cast->op = cast->builtin->id;
+    cast->type = t;
+    cast->op_type = a.weak ? weak_array_type(a) : a.type;
+    cast->depth = a.depth + 1;
+    cast->args.push_back(std::move(e.args[0]));
+    e.args[0] = std::move(cast);
   }
 
   // The dtype numpy.asarray gives a Python scalar (a weak argument of a reduction).

@@ -86,6 +86,9 @@ TEST_CASE("reduction kernels compile in every variant", "[reduce][nvrtc]") {
       {spec_of(ReduceOp::Std, DType::BFloat16, DType::Float32, DType::BFloat16), "std bf16"},
       // An integer dtype=: summed in int8, divided in float64 (not by n as an int8).
       {spec_of(ReduceOp::Mean, DType::Int16, DType::Int8, DType::Int8), "mean i16 dtype=int8"},
+      // nanprod of floats into an integer dtype=: NaN replaced before the conversion (api/reduce_call.cpp).
+      {spec_of(ReduceOp::Prod, DType::Float32, DType::Int32, DType::Int32, "(cj_val)cj::red::nan_to((double)(x), 1.0)"),
+       "nanprod f32 dtype=int32"},
   };
   ReduceSpec dot = spec_of(ReduceOp::Sum, DType::Float32, DType::Float32, DType::Float32, "x * y");
   dot.inputs.push_back({"y", DType::Float32});
