@@ -14,9 +14,8 @@ crash. Exit 1 naming each case that differs (with the program and the input's dt
 Left out, each a documented difference (docs/language.md): NaN-ignoring minima and maxima of complex
 values (refused with a hint); complex values reduced into a real dtype= (refused: NumPy drops the
 imaginary part with a warning); floats converted to an integer dtype= where NaN or out of range
-(platform-defined in NumPy; cujit converts them to 64 bits on the CPU and to the dtype on the GPU, which
-saturates out of range: a known difference between the back ends there); complex products through infinities (the order of
-the multiplications decides NaN against infinity); float16 products (cujit accumulates them in
+(platform-defined in NumPy; cujit converts them as its casts do: NaN to 0, out of range saturated);
+complex products through infinities (the order of the multiplications decides NaN against infinity); float16 products (cujit accumulates them in
 float32, so they overflow to inf, and then to NaN at a 0, later than NumPy's); and means into
 an integer dtype of nothing (0/0) or into a 64-bit one (the float64 quotient of a sum near 2^63
 converts out of range).
