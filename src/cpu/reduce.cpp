@@ -615,7 +615,7 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
   }
   // mean = sum / count, as NumPy's (true division, also for an integer dtype=,
   // whose sum wraps in that dtype first: NumPy sums in it).
-  auto mean_of = [&st](const M& m) {
+  auto mean_of = [&](const M& m) {
     if constexpr (std::is_integral_v<Acc>) return wrapped(m.sum, st.acc) / static_cast<double>(m.cnt);
     else if constexpr (is_cplx_v<Acc>) {
       // NumPy divides by the count as a complex number (Smith's algorithm with a zero imaginary

@@ -101,10 +101,11 @@ void write_npy_device(const std::string& path, DType dtype, const Shape& shape, 
     std::vector<std::exception_ptr> errors(by_device.size());
     std::vector<int> err(by_device.size(), 0);
     std::size_t k = 0;
-    for (const auto& [device, mine] : by_device) {
-      threads.emplace_back([&, k, device = device] {
+    for (const auto& entry : by_device) {  // (a structured binding cannot be captured in C++17)
+      const std::vector<DeviceBytes>* mine = &entry.second;
+      threads.emplace_back([&, k, mine, device = entry.first] {
         try {
-          if (!write_runs(fd, base, device, mine)) err[k] = errno;
+          if (!write_runs(fd, base, device, *mine)) err[k] = errno;
         } catch (...) {
           errors[k] = std::current_exception();
         }
