@@ -677,18 +677,16 @@ void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int thr
 
 template <class In> void arithmetic_for(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
   switch (wide(st.acc)) {
-    // Signed sums and products wrap, as NumPy's: in uint64, whose overflow is
-    // defined (the same bits; the store casts them back). Means and moments
-    // with an integer dtype= keep the signed accumulator.
+    // Signed sums, products and means into an integer dtype= wrap, as NumPy's:
+    // in uint64, whose overflow is defined (the same bits; the store, or the
+    // mean's conversion to its dtype, casts them back).
     case DType::Int64:
       // Floats into a bool dtype= are nonzero or not, not truncated (0.5 is true):
       // what reaches here are the nan- versions, whose NaNs are absent.
       if constexpr (!std::is_integral_v<In> && !is_cplx_v<In>)
         if (st.acc == DType::Bool && (st.what == Reduce::Sum || st.what == Reduce::Prod))
           return arithmetic<In, std::uint64_t, bool>(g, st, out, threads);
-      if (st.what == Reduce::Sum || st.what == Reduce::Prod)
-        return arithmetic<In, std::uint64_t, std::int64_t>(g, st, out, threads);
-      return arithmetic<In, std::int64_t>(g, st, out, threads);
+      return arithmetic<In, std::uint64_t, std::int64_t>(g, st, out, threads);
     case DType::UInt64: return arithmetic<In, std::uint64_t>(g, st, out, threads);
     case DType::Float32: return arithmetic<In, float>(g, st, out, threads);
     case DType::Float64: return arithmetic<In, double>(g, st, out, threads);
