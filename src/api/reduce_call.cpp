@@ -70,7 +70,7 @@ ReduceOp kernel_op(Reduce r) {
 bool on_kernels(const plan::ReduceStep& st) {
   if (is_complex(st.in) || is_complex(st.acc) || is_complex(st.out)) return false;
   if (st.count == 0 || !std::isfinite(st.ddof)) return false;  // the identity, or NumPy's error, in the CPU's words
-  if (st.nan_ignoring && is_float(st.in)) return st.what == Reduce::Sum || st.what == Reduce::Prod;
+  if (st.skips_nan()) return st.what == Reduce::Sum || st.what == Reduce::Prod;
   return true;
 }
 
@@ -84,7 +84,7 @@ ReduceSpec kernel_spec(const plan::ReduceStep& st, std::vector<ReduceInput> inpu
   s.ddof = st.ddof;
   // NaN is replaced before the conversion to the accumulator: into an integer
   // dtype= a NaN would convert to 0 first (a nanprod of 0).
-  if (st.nan_ignoring && is_float(st.in)) {
+  if (st.skips_nan()) {
     const std::string m = map.empty() ? inputs[0].name : map, id = st.what == Reduce::Sum ? "0" : "1";
     map = is_float(st.acc) ? "cj::red::nan_to((cj_val)(" + m + "), (cj_val)" + id + ")"
                            : "(cj_val)cj::red::nan_to((double)(" + m + "), " + id + ".0)";

@@ -366,6 +366,23 @@ template <class Acc> struct Moments {
   std::int64_t cnt = 0;
 };
 
+// An integer sum accumulated in 64 bits, wrapped into the integer dtype `t`
+// it stands for (sums agree with it modulo 2^k), as NumPy's true division
+// takes it: converted to float64.
+template <class Acc> double wrapped(Acc s, DType t) {
+  switch (t) {
+    case DType::Int8: return static_cast<std::int8_t>(s);
+    case DType::Int16: return static_cast<std::int16_t>(s);
+    case DType::Int32: return static_cast<std::int32_t>(s);
+    case DType::UInt8: return static_cast<std::uint8_t>(s);
+    case DType::UInt16: return static_cast<std::uint16_t>(s);
+    case DType::UInt32: return static_cast<std::uint32_t>(s);
+    case DType::UInt64: return static_cast<double>(static_cast<std::uint64_t>(s));
+    case DType::Bool: return s != 0;
+    default: return static_cast<double>(static_cast<std::int64_t>(s));
+  }
+}
+
 // A row's stretch added to its lanes, lane[w] += x[w]: each addition the
 // same in any vector width (one rounding, no contraction), so the widest the
 // CPU has, chosen at load time (GCC's target_clones: an ifunc, one function,
@@ -397,23 +414,6 @@ template <class Via, class Acc, class In> void add_row_via(Acc* lane, const In* 
 // as a vector, read where it lies (no gather, one element per cache line).
 // Tiles of 1024 results (512 of complex128): a row's stretch long enough for
 // the memory system to stream; the lanes' accumulators (128 KiB) stay in L2.
-// An integer sum accumulated in 64 bits, wrapped into the integer dtype `t`
-// it stands for (sums agree with it modulo 2^k), as NumPy's true division
-// takes it: converted to float64.
-template <class Acc> double wrapped(Acc s, DType t) {
-  switch (t) {
-    case DType::Int8: return static_cast<std::int8_t>(s);
-    case DType::Int16: return static_cast<std::int16_t>(s);
-    case DType::Int32: return static_cast<std::int32_t>(s);
-    case DType::UInt8: return static_cast<std::uint8_t>(s);
-    case DType::UInt16: return static_cast<std::uint16_t>(s);
-    case DType::UInt32: return static_cast<std::uint32_t>(s);
-    case DType::UInt64: return static_cast<double>(static_cast<std::uint64_t>(s));
-    case DType::Bool: return s != 0;
-    default: return static_cast<double>(static_cast<std::int64_t>(s));
-  }
-}
-
 template <class Acc> constexpr int kTile = std::min<int>(1024, 8192 / sizeof(Acc));
 
 bool columns_apply(const Geometry& g, std::size_t item) {
@@ -555,12 +555,10 @@ template <class In, class Acc, class Via = Acc> std::vector<Acc> column_sums(con
 template <class In, class Acc, class Via = Acc>
 void arithmetic(const Geometry& g, const ReduceStep& st, HostArray& out, int threads) {
   using R = typename real_of<Acc>::type;
-  // NaN-ignoring over values that cannot be NaN is NumPy's plain reduction
-  // (its nanvar of integers is var: dof <= 0 divides by 0, no NaN rule).
   // A NaN is found among the elements, before any conversion: nanprod of
   // floats into an integer dtype= skips them (NumPy's 1), where converted they
   // were 0s.
-  const bool nan = st.nan_ignoring && (is_float(st.in) || is_complex(st.in));
+  const bool nan = st.skips_nan();
   const Acc zero{};  // +0, as NumPy's sum([-0.0])
   auto load = [&](std::int64_t o, std::int64_t r, std::int64_t n, Acc* v, bool* present) {
     alignas(64) unsigned char buf[kLeaf * sizeof(In)];

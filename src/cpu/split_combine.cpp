@@ -105,10 +105,8 @@ template <class T> void moments(const ReduceStep& st, const std::vector<SlicePar
       n = total;
     }
     const L dof = n - static_cast<L>(st.ddof);
-    // NumPy's var divides by max(n - ddof, 0); its nanvar gives NaN where n - ddof <= 0,
-    // but of values that cannot be NaN it is var.
-    const bool nan = st.nan_ignoring && (is_float(st.in) || is_complex(st.in));
-    const L var = nan && dof <= 0 ? std::numeric_limits<L>::quiet_NaN() : m2 / std::max(dof, L(0));
+    // NumPy's var divides by max(n - ddof, 0); its nanvar gives NaN where n - ddof <= 0.
+    const L var = st.skips_nan() && dof <= 0 ? std::numeric_limits<L>::quiet_NaN() : m2 / std::max(dof, L(0));
     put(out, o, static_cast<double>(st.what == Reduce::Std ? std::sqrt(var) : var));
   }
 }

@@ -30,19 +30,25 @@ class Staging {
  public:
   explicit Staging(int device) : device_(device), streams_{Stream(device), Stream(device)} {
     ScopedContext ctx(device);
-    for (void*& b : buf_) CU_CALL(cuMemHostAlloc, &b, kChunk, 0u);
+    try {
+      for (void*& b : buf_) CU_CALL(cuMemHostAlloc, &b, kChunk, 0u);
+    } catch (...) {  // the second failed: no destructor runs for the first
+      release();
+      throw;
+    }
   }
-  ~Staging() {
-    ScopedContext ctx(device_);
-    for (void* b : buf_)
-      if (b) driver().cuMemFreeHost(b);  // nothing to report to at teardown
-  }
+  ~Staging() { release(); }
   Staging(const Staging&) = delete;
   Staging& operator=(const Staging&) = delete;
   void* buffer(int k) const { return buf_[k]; }
   const Stream& stream(int k) const { return streams_[k]; }
 
  private:
+  void release() noexcept {
+    ScopedContext ctx(device_);
+    for (void* b : buf_)
+      if (b) driver().cuMemFreeHost(b);  // nothing to report to at teardown
+  }
   int device_;
   Stream streams_[2];
   void* buf_[2] = {nullptr, nullptr};

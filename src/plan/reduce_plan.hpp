@@ -62,6 +62,10 @@ struct ReduceStep {
   std::int64_t count = 1;      // elements reduced into each result element
   std::vector<int> reads;      // earlier steps the map reads
   std::vector<int> locals;     // Program::locals the map reads (directly or through other locals)
+  // Whether NaNs are looked for: a nan- reduction of values that can be NaN.
+  // Of integers and bools NumPy's nan- versions are the plain ones (nanvar of
+  // integers is var: no NaN where n - ddof <= 0).
+  bool skips_nan() const { return nan_ignoring && (is_float(in) || is_complex(in)); }
 };
 
 struct ElementwiseStep {

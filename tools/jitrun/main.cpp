@@ -26,6 +26,7 @@
 #include "plan/reduce_plan.hpp"
 #include "cpu/vector_math.hpp"
 #include "cujit/error.hpp"
+#include "cujit/npy.hpp"
 #include "cujit/pool.hpp"
 #include "core/fail.hpp"
 #include "gpu/compile.hpp"
@@ -588,19 +589,17 @@ int run(const Options& args) {
     // To a file from GPU memory: each GPU's part comes down through pinned
     // buffers as it is written (io/npy.hpp), with no host copy of the whole.
     const bool on_gpu = r.split || r.array.device().kind != Device::CPU;
-    if (it != paths.end() && it->second != "-" && !opt.print && on_gpu &&
-        (r.split || r.array.view().is_c_contiguous())) {
-      std::vector<DeviceBytes> runs;
+    if (it != paths.end() && it->second != "-" && !opt.print && on_gpu) {
       if (r.split) {
         const std::size_t row = r.split->shape.ndim == 0 ? 0 : dtype_size(r.split->dtype) * static_cast<std::size_t>(
                                     r.split->shape.size() / std::max<std::int64_t>(1, r.split->shape[0]));
+        std::vector<DeviceBytes> runs;
         for (const ArrayPiece& p : r.split->pieces)
           runs.push_back(DeviceBytes{p.device, p.array.data(), p.array.nbytes(), static_cast<std::size_t>(p.begin) * row});
+        write_npy_device(it->second, r.split->dtype, r.split->shape, runs);
       } else {
-        runs.push_back(DeviceBytes{r.array.device().id, r.array.data(), r.array.nbytes(), 0});
+        save_npy(it->second, r.array.view());  // the same, or a strided view staged on the host
       }
-      const Shape& shape = r.split ? r.split->shape : r.array.shape();
-      write_npy_device(it->second, r.split ? r.split->dtype : r.array.dtype(), shape, runs);
       if (opt.verbose) std::fprintf(stderr, "jitrun: %s written from the GPU %.3f ms\n", r.name.c_str(), ms_since(t0));
       continue;
     }
