@@ -6,5 +6,5 @@
 extern "C" __global__ void {{KERNEL_NAME}}({{TYPE}}* __restrict__ out, cj::gen::params p) {
   const cj_u64 step = (cj_u64)blockDim.x * gridDim.x;
   for (cj_u64 k = (cj_u64)blockIdx.x * blockDim.x + threadIdx.x; k < p.n; k += step)
-    out[k] = cj::gen::{{GENERATOR}}::at<{{TYPE}}>(k, p);
+    out[k] = cj::gen::{{GENERATOR}}::at<{{TYPE}}>(p.first + k, p);
 }

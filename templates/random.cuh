@@ -19,7 +19,8 @@ struct alignas(16) c128 { double re, im; };
 // A generator's arguments, passed by value to the kernel: the same struct on
 // both sides of the launch, so every member has a fixed size.
 struct params {
-  cj_u64 n;          // elements
+  cj_u64 n;          // elements to make
+  cj_u64 first;      // the index of the first of them in the whole array
   cj_u64 seed;       // rand, randn: Philox's key
   cj_u64 last;       // linspace: the index that takes `stop` exactly (else ~0)
   double start, step, stop;  // arange (0, 1), linspace

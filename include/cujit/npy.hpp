@@ -22,7 +22,10 @@
 namespace cujit {
 
 // Reads the .npy file at `path` into a new array on `device` (host memory by
-// default; a CUDA device gets a copy of the host data). "-" reads standard input.
+// default). A CUDA device gets a C-ordered native-endian file's bytes straight
+// from the file, through pinned buffers, the read of each chunk overlapping
+// the copy of the one before; other files (and "-", standard input) are read
+// into host memory and copied.
 CUJIT_API Array load_npy(const std::string& path, Device device = {});
 
 // Writes `a` (host or device memory, any byte strides, broadcast and reversed

@@ -24,7 +24,7 @@ void generate_host(const GeneratorSpec& spec, const ArrayView& out) {
       using G = decltype(gen);
       parallel_tasks((n + kBlock - 1) / kBlock, cpu_threads(), [&](int, std::int64_t task) {
         const std::int64_t b = task * kBlock, e = std::min(n, b + kBlock);
-        for (std::int64_t k = b; k < e; ++k) base[k] = G::template at<T>(static_cast<cj_u64>(k), p);
+        for (std::int64_t k = b; k < e; ++k) base[k] = G::template at<T>(p.first + static_cast<cj_u64>(k), p);
       });
     };
     constexpr bool pattern_type = std::is_same_v<T, cj_u8> || std::is_same_v<T, cj_u16> || std::is_same_v<T, cj_u32> ||

@@ -689,15 +689,17 @@ HostArray read_stream(std::FILE* f, const std::string& name) {
 
 bool is_standard_input(const std::string& path) { return path == "-" || path == "/dev/stdin"; }
 
-HostArray read_npy(const std::string& path) {
-  if (path.empty()) fail(ErrorCode::Data, "cannot read a .npy file: the file name is empty");
-  if (is_standard_input(path)) {
-    struct stat st;
-    if (::fstat(0, &st) == 0 && S_ISDIR(st.st_mode))
-      fail(ErrorCode::Data, "standard input: cannot read a .npy file from a directory");
-    std::clearerr(stdin);
-    return read_stream(stdin, "standard input");
-  }
+namespace {
+
+// A regular file opened for reading, its header read and checked, and the
+// data's place and length checked against the file's size.
+struct OpenedNpy {
+  std::unique_ptr<std::FILE, FileCloser> f;
+  Header h;
+  std::uint64_t data_start = 0;
+};
+
+OpenedNpy open_npy(const std::string& path) {
   // O_NONBLOCK: opening a FIFO with no writer must not wait; it is refused below anyway.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) io_error(path, "cannot open", errno);
@@ -714,8 +716,9 @@ HostArray read_npy(const std::string& path) {
     fail(ErrorCode::Data, "{}: cannot read a .npy file from {}; give a regular file, or '-' for standard input", path,
          file_kind(st.st_mode));
   }
-  std::unique_ptr<std::FILE, FileCloser> f(::fdopen(fd, "rb"));
-  if (!f) {
+  OpenedNpy o;
+  o.f.reset(::fdopen(fd, "rb"));
+  if (!o.f) {
     int err = errno;
     ::close(fd);
     io_error(path, "cannot read", err);
@@ -725,19 +728,48 @@ HostArray read_npy(const std::string& path) {
   // Lengths are checked against the file size before anything is allocated,
   // so a hostile header cannot ask for more memory than the file holds.
   std::string head(12, '\0');
-  head.resize(std::fread(head.data(), 1, head.size(), f.get()));
+  head.resize(std::fread(head.data(), 1, head.size(), o.f.get()));
   Preamble p = parse_preamble(head, file_size, path);
   std::string text = head.substr(std::min(p.header_start, head.size()));
   text.resize(p.header_len);
   std::size_t have_text = std::min(p.header_len, head.size() - std::min(p.header_start, head.size()));
   std::size_t want = p.header_len - have_text;
-  if (want && std::fread(text.data() + have_text, 1, want, f.get()) != want)
-    io_error(path, "cannot read", std::ferror(f.get()) ? errno : EIO);
-  Header h = parse_header(text, path);
+  if (want && std::fread(text.data() + have_text, 1, want, o.f.get()) != want)
+    io_error(path, "cannot read", std::ferror(o.f.get()) ? errno : EIO);
+  o.h = parse_header(text, path);
+  o.data_start = p.header_start + p.header_len;
+  std::uint64_t have = file_size - o.data_start;
+  if (have < o.h.nbytes) short_data(path, o.h, have);
+  return o;
+}
 
-  std::uint64_t data_start = p.header_start + p.header_len;
-  std::uint64_t have = file_size - data_start;
-  if (have < h.nbytes) short_data(path, h, have);
+}  // namespace
+
+NpyFile read_npy_header(const std::string& path) {
+  if (path.empty()) fail(ErrorCode::Data, "cannot read a .npy file: the file name is empty");
+  const OpenedNpy o = open_npy(path);
+  NpyFile info;
+  info.dtype = o.h.dtype;
+  info.shape = o.h.shape;
+  // One dimension or none is the same bytes in either order.
+  info.fortran = o.h.fortran && o.h.shape.ndim > 1;
+  info.swap = o.h.swap;
+  info.data_offset = o.data_start;
+  info.nbytes = o.h.nbytes;
+  return info;
+}
+
+HostArray read_npy(const std::string& path) {
+  if (path.empty()) fail(ErrorCode::Data, "cannot read a .npy file: the file name is empty");
+  if (is_standard_input(path)) {
+    struct stat st;
+    if (::fstat(0, &st) == 0 && S_ISDIR(st.st_mode))
+      fail(ErrorCode::Data, "standard input: cannot read a .npy file from a directory");
+    std::clearerr(stdin);
+    return read_stream(stdin, "standard input");
+  }
+  OpenedNpy o = open_npy(path);
+  const Header& h = o.h;
   std::vector<char> raw;
   HostArray out;
   char* dst;
@@ -750,7 +782,7 @@ HostArray read_npy(const std::string& path) {
     dst = static_cast<char*>(out.data());
   }
   std::size_t n = static_cast<std::size_t>(h.nbytes);
-  if (n && std::fread(dst, 1, n, f.get()) != n) io_error(path, "cannot read", std::ferror(f.get()) ? errno : EIO);
+  if (n && std::fread(dst, 1, n, o.f.get()) != n) io_error(path, "cannot read", std::ferror(o.f.get()) ? errno : EIO);
   if (!raw.empty()) return decode(h, raw.data());
   if (h.swap) byteswap_in_place(dst, out.size(), h.dtype);
   return out;

@@ -29,6 +29,17 @@ namespace cujit {
 HostArray read_npy(const std::string& path);
 bool is_standard_input(const std::string& path);
 
+// A .npy file's header, read and checked as read_npy checks it (regular
+// files only), and where its data lies; the data is not read.
+struct NpyFile {
+  DType dtype = DType::Float64;
+  Shape shape;
+  bool fortran = false;  // Fortran order in two dimensions or more
+  bool swap = false;     // big-endian data
+  std::size_t data_offset = 0, nbytes = 0;
+};
+NpyFile read_npy_header(const std::string& path);
+
 // The same, from the bytes of a whole .npy file; `name_for_errors` stands for
 // the file in messages.
 HostArray parse_npy(std::string_view bytes, const std::string& name_for_errors);
@@ -65,6 +76,21 @@ struct DeviceBytes {
 // through pinned buffers of its own, the copy of one chunk overlapping the
 // write of the one before, on a thread per GPU; no host copy of the array.
 void write_npy_device(const std::string& path, DType dtype, const Shape& shape, const std::vector<DeviceBytes>& runs);
+
+// Where a run of a .npy file's data goes: `bytes` of them, from byte
+// `offset` of the data on, to `dst` in a GPU's memory.
+struct DeviceTarget {
+  int device = 0;
+  void* dst = nullptr;
+  std::size_t bytes = 0, offset = 0;
+};
+// The reverse of write_npy_device: runs of the data of `file` (read_npy_header
+// of `path`; C-ordered and native-endian, else a Usage error: read_npy
+// converts the others) read into GPU memory through pinned buffers of each
+// GPU, the read of one chunk overlapping the copy of the one before, on a
+// thread per GPU; no host copy of the array. A Data error names the file when
+// it cannot be read or has become shorter.
+void read_npy_device(const std::string& path, const NpyFile& file, const std::vector<DeviceTarget>& runs);
 
 // Any bytes, written by the same rules as write_npy (jitrun --emit cubin).
 void write_file(const std::string& path, std::string_view bytes);

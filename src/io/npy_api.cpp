@@ -6,6 +6,16 @@
 namespace cujit {
 
 Array load_npy(const std::string& path, Device device) {
+  // Bytes that need no reordering go from the file to the GPU through
+  // pinned buffers (io/npy.hpp), with no host copy of the whole array.
+  if (device.kind == Device::CUDA && !is_standard_input(path)) {
+    const NpyFile f = read_npy_header(path);
+    if (!f.fortran && !f.swap && f.nbytes > 0) {
+      Array a = Array::empty(f.dtype, f.shape, device);
+      read_npy_device(path, f, {DeviceTarget{device.id, a.data(), f.nbytes, 0}});
+      return a;
+    }
+  }
   Array host(read_npy(path));
   if (device.kind == Device::CPU) return host;
   return Array::copy_of(host.view(), device);

@@ -1,14 +1,17 @@
-// write_npy_device (io/npy.hpp): a .npy file straight from GPU memory. A host
-// copy of the whole array first would cost a pageable copy (the driver's own
-// staging, page faults on fresh host memory) before the first byte is
-// written; here each GPU's bytes come down through two pinned buffers while
-// the previous chunk is written, and the written range's writeback starts at
-// once, so the final fsync finds little left to do.
+// write_npy_device and read_npy_device (io/npy.hpp): .npy files straight from
+// and to GPU memory. A host copy of the whole array would cost a pageable copy
+// (the driver's own staging, page faults on fresh host memory) on top of the
+// file's bytes; here each GPU's bytes pass through two pinned buffers of its
+// own, one chunk's copy overlapping the next chunk's read or the previous
+// one's write, on a thread per GPU, so GPUs on their own links move their
+// parts at once. Written ranges start their writeback at once, so the final
+// fsync finds little left to do.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <thread>
@@ -25,13 +28,15 @@ namespace {
 // pinning two of them per GPU takes a few milliseconds.
 constexpr std::size_t kChunk = std::size_t{16} << 20;
 
-// Two page-locked buffers and a stream each, on one GPU.
+// Two page-locked buffers of up to kChunk bytes and a stream each, on one
+// GPU; a GPU with less to move pins less (pinning costs about a millisecond
+// per few MiB).
 class Staging {
  public:
-  explicit Staging(int device) : device_(device), streams_{Stream(device), Stream(device)} {
+  Staging(int device, std::size_t most) : device_(device), size_(std::min(kChunk, most)), streams_{Stream(device), Stream(device)} {
     ScopedContext ctx(device);
     try {
-      for (void*& b : buf_) CU_CALL(cuMemHostAlloc, &b, kChunk, 0u);
+      for (void*& b : buf_) CU_CALL(cuMemHostAlloc, &b, size_, 0u);
     } catch (...) {  // the second failed: no destructor runs for the first
       release();
       throw;
@@ -41,6 +46,7 @@ class Staging {
   Staging(const Staging&) = delete;
   Staging& operator=(const Staging&) = delete;
   void* buffer(int k) const { return buf_[k]; }
+  std::size_t size() const { return size_; }
   const Stream& stream(int k) const { return streams_[k]; }
 
  private:
@@ -50,9 +56,16 @@ class Staging {
       if (b) driver().cuMemFreeHost(b);  // nothing to report to at teardown
   }
   int device_;
+  std::size_t size_;
   Stream streams_[2];
   void* buf_[2] = {nullptr, nullptr};
 };
+
+template <class Run> std::size_t total_bytes(const std::vector<Run>& runs) {
+  std::size_t n = 0;
+  for (const Run& r : runs) n += r.bytes;
+  return n;
+}
 
 bool pwrite_all(int fd, const char* p, std::size_t n, std::size_t at) {
   while (n > 0) {
@@ -69,15 +82,16 @@ bool pwrite_all(int fd, const char* p, std::size_t n, std::size_t at) {
 // One GPU's runs, chunk by chunk: chunk k+1's copy is queued before chunk
 // k is written. false with errno set when a write fails.
 bool write_runs(int fd, std::size_t base, int device, const std::vector<DeviceBytes>& runs) {
-  Staging st(device);
+  Staging st(device, total_bytes(runs));
+  const std::size_t chunk = st.size();
   struct Chunk {
     const char* src;
     std::size_t bytes, at;
   };
   std::vector<Chunk> chunks;
   for (const DeviceBytes& r : runs)
-    for (std::size_t done = 0; done < r.bytes; done += kChunk)
-      chunks.push_back(Chunk{static_cast<const char*>(r.src) + done, std::min(kChunk, r.bytes - done), base + r.offset + done});
+    for (std::size_t done = 0; done < r.bytes; done += chunk)
+      chunks.push_back(Chunk{static_cast<const char*>(r.src) + done, std::min(chunk, r.bytes - done), base + r.offset + done});
   auto queue = [&](std::size_t k) {
     memcpy_dtoh(device, st.buffer(k % 2), reinterpret_cast<CUdeviceptr>(chunks[k].src), chunks[k].bytes,
                 st.stream(k % 2).get());
@@ -96,38 +110,109 @@ bool write_runs(int fd, std::size_t base, int device, const std::vector<DeviceBy
   return true;
 }
 
+bool pread_all(int fd, char* p, std::size_t n, std::size_t at) {
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(at));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r == 0) errno = ENODATA;  // the file became shorter than its header says
+      return false;
+    }
+    p += r, at += static_cast<std::size_t>(r), n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+// One GPU's runs, chunk by chunk: chunk k is read into the buffer that chunk
+// k-2's copy has left, while chunk k-1's copy runs. false with errno set when
+// a read fails.
+bool read_runs(int fd, std::size_t base, int device, const std::vector<DeviceTarget>& runs) {
+  Staging st(device, total_bytes(runs));
+  const std::size_t chunk = st.size();
+  std::size_t k = 0;
+  for (const DeviceTarget& r : runs)
+    for (std::size_t done = 0; done < r.bytes; done += chunk, ++k) {
+      const std::size_t n = std::min(chunk, r.bytes - done);
+      char* buf = static_cast<char*>(st.buffer(k % 2));
+      st.stream(k % 2).synchronize();
+      if (!pread_all(fd, buf, n, base + r.offset + done)) {
+        const int err = errno;
+        st.stream((k + 1) % 2).synchronize();  // the other copy reads its buffer until it is done
+        errno = err;
+        return false;
+      }
+      memcpy_htod(device, reinterpret_cast<CUdeviceptr>(static_cast<char*>(r.dst) + done), buf, n,
+                  st.stream(k % 2).get());
+    }
+  st.stream(0).synchronize();
+  st.stream(1).synchronize();
+  return true;
+}
+
+// work(device, its items) on a thread per device; the first exception is
+// rethrown, else the errno of the first that returned false is returned (0: all done).
+template <class T, class Work>
+int per_device(const std::vector<T>& items, Work work) {
+  std::map<int, std::vector<T>> by_device;
+  for (const T& r : items)
+    if (r.bytes > 0) by_device[r.device].push_back(r);
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(by_device.size());
+  std::vector<int> err(by_device.size(), 0);
+  std::size_t k = 0;
+  for (const auto& entry : by_device) {  // (a structured binding cannot be captured in C++17)
+    const std::vector<T>* mine = &entry.second;
+    threads.emplace_back([&, k, mine, device = entry.first] {
+      try {
+        if (!work(device, *mine)) err[k] = errno;
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    });
+    ++k;
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (int e : err)
+    if (e) return e;
+  return 0;
+}
+
 }  // namespace
 
 void write_npy_device(const std::string& path, DType dtype, const Shape& shape, const std::vector<DeviceBytes>& runs) {
-  std::map<int, std::vector<DeviceBytes>> by_device;
-  for (const DeviceBytes& r : runs)
-    if (r.bytes > 0) by_device[r.device].push_back(r);
   write_npy_with(path, dtype, shape, [&](int fd, std::size_t base) {
-    std::vector<std::thread> threads;
-    std::vector<std::exception_ptr> errors(by_device.size());
-    std::vector<int> err(by_device.size(), 0);
-    std::size_t k = 0;
-    for (const auto& entry : by_device) {  // (a structured binding cannot be captured in C++17)
-      const std::vector<DeviceBytes>* mine = &entry.second;
-      threads.emplace_back([&, k, mine, device = entry.first] {
-        try {
-          if (!write_runs(fd, base, device, *mine)) err[k] = errno;
-        } catch (...) {
-          errors[k] = std::current_exception();
-        }
-      });
-      ++k;
-    }
-    for (std::thread& t : threads) t.join();
-    for (const std::exception_ptr& e : errors)
-      if (e) std::rethrow_exception(e);
-    for (int e : err)
-      if (e) {
-        errno = e;
-        return false;
-      }
-    return true;
+    const int e = per_device(runs, [&](int device, const std::vector<DeviceBytes>& mine) {
+      return write_runs(fd, base, device, mine);
+    });
+    errno = e;
+    return e == 0;
   });
+}
+
+void read_npy_device(const std::string& path, const NpyFile& file, const std::vector<DeviceTarget>& runs) {
+  if (file.fortran || file.swap)
+    fail(ErrorCode::Usage, "{}: read_npy_device reads C-ordered native-endian data; the file is {}; read it with read_npy",
+         path, file.fortran ? "in Fortran order" : "big-endian");
+  for (const DeviceTarget& r : runs)
+    if (r.offset > file.nbytes || r.bytes > file.nbytes - r.offset)
+      fail(ErrorCode::Usage, "{}: read_npy_device: bytes [{}, {}) are past the data's {} bytes", path, r.offset,
+           r.offset + r.bytes, file.nbytes);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(ErrorCode::Data, "{}: cannot open: {}", path, std::strerror(errno));
+  int e = 0;
+  try {
+    e = per_device(runs, [&](int device, const std::vector<DeviceTarget>& mine) {
+      return read_runs(fd, file.data_offset, device, mine);
+    });
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  if (e == ENODATA) fail(ErrorCode::Data, "{}: the data ends before the {} bytes its header announces (was the file changed while it was read?)", path, file.nbytes);
+  if (e) fail(ErrorCode::Data, "{}: cannot read: {}", path, std::strerror(e));
 }
 
 }  // namespace cujit

@@ -21,7 +21,7 @@ const char* generator_name(GeneratorSpec::Kind k) {
 
 namespace gen {
 
-static_assert(sizeof(cj::gen::params) == 64, "the kernel parameter's layout is fixed");
+static_assert(sizeof(cj::gen::params) == 72, "the kernel parameter's layout is fixed");
 static_assert(sizeof(cj::gen::c64) == sizeof(std::complex<float>) && sizeof(cj::gen::c128) == sizeof(std::complex<double>));
 
 Family family(GeneratorSpec::Kind k) {
@@ -68,8 +68,13 @@ std::string element_type_name(Family fam, DType t) {
 cj::gen::params make_params(const GeneratorSpec& spec, DType dtype, std::int64_t n) {
   if (spec.kind == GeneratorSpec::Randn && (is_integer(dtype) || is_bool(dtype)))
     fail(ErrorCode::Usage, "randn needs a float or complex dtype, got {}", dtype_name(dtype));
+  if (spec.first < 0 || (spec.whole >= 0 && n > spec.whole - spec.first) || (spec.whole < 0 && spec.first != 0))
+    fail(ErrorCode::Usage, "generator slice of {} elements from element {} of {}: past the array's end", n, spec.first,
+         spec.whole);
   cj::gen::params p{};
   p.n = static_cast<cj_u64>(n);
+  p.first = static_cast<cj_u64>(spec.first);
+  if (spec.whole >= 0) n = spec.whole;  // linspace's step and last point are the whole array's
   p.seed = spec.seed;
   p.last = ~cj_u64{0};
   p.start = 0;

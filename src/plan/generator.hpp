@@ -31,6 +31,10 @@ struct GeneratorSpec {
   double value = 0;                 // full
   double start = 0, stop = 0;       // linspace
   std::uint64_t seed = 0;           // rand, randn
+  // A slice: the fill makes elements [first, first + size) of the C-ordered
+  // array of `whole` elements (-1: the array is all it makes), so each GPU
+  // can make its own rows of a split input, the same values as the whole.
+  std::int64_t first = 0, whole = -1;
 };
 
 // The generator's name as jitrun spells it ("randn").
@@ -45,8 +49,8 @@ const char* family_struct(Family f);
 // The element type random.cuh uses for a dtype (the pattern generators: the
 // unsigned type of the element's size), as the kernel source names it.
 std::string element_type_name(Family fam, DType t);
-// The fill's parameters for n elements. fail(Usage) for randn of an integer
-// or bool dtype.
+// The fill's parameters for n elements (of spec.whole when it is a slice).
+// fail(Usage) for randn of an integer or bool dtype, or a slice past the end.
 cj::gen::params make_params(const GeneratorSpec& spec, DType dtype, std::int64_t n);
 // fail(Usage) unless `out` is a C-contiguous array in `where`'s memory.
 void check_contiguous(const ArrayView& out, Device::Kind where);

@@ -69,6 +69,31 @@ TEST_CASE("GPU fills are bit-identical to host fills, every generator and dtype"
   }
 }
 
+TEST_CASE("GPU fills of a slice are the whole host fill's elements", "[generate]") {
+  // jitrun --device all makes each GPU's rows where they are used.
+  const std::int64_t n = 100003;
+  for (GeneratorSpec::Kind kind : {GeneratorSpec::Rand, GeneratorSpec::Randn, GeneratorSpec::Linspace}) {
+    GeneratorSpec s;
+    s.kind = kind;
+    s.seed = gputest::run_seed();
+    s.start = -1;
+    s.stop = 7;
+    HostArray whole(DType::Float32, Shape{n});
+    generate_host(s, whole.view());
+    for (auto [first, count] : {std::pair<std::int64_t, std::int64_t>{0, 50001}, {50001, 50002}, {n - 1, 1}}) {
+      CAPTURE(generator_name(kind), first, count);
+      GeneratorSpec p = s;
+      p.first = first;
+      p.whole = n;
+      Array dev = Array::empty(DType::Float32, Shape{count}, Device::cuda(device_count() - 1));
+      gputest::poison(dev.view(), dev.nbytes());
+      generate_device(p, dev.view());
+      Array back = dev.to_host();
+      CHECK(std::memcmp(back.data(), static_cast<const float*>(whole.data()) + first, back.nbytes()) == 0);
+    }
+  }
+}
+
 TEST_CASE("GPU fill: a generator error comes before any work", "[generate]") {
   Array dev = Array::empty(DType::Int32, Shape{16}, Device::cuda(0));
   GeneratorSpec s;

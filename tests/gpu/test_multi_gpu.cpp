@@ -22,6 +22,7 @@
 #include "unit/error_of.hpp"
 #include "gpu_util.hpp"
 #include "unit/reference.hpp"
+#include "io/npy.hpp"
 
 using namespace cujit;
 
@@ -204,6 +205,61 @@ TEST_CASE("jitrun --device all writes what --device 0 writes", "[multi_gpu]") {
   CHECK(a == b);
   std::remove((d + "/all.npy").c_str());
   std::remove((d + "/one.npy").c_str());
+  ::rmdir(dir);
+}
+
+TEST_CASE("jitrun reads .npy inputs into the GPUs' memory: the CPU's results", "[multi_gpu]") {
+  // --device 0 reads a file straight into GPU 0, --device all each GPU's rows
+  // into that GPU; a file that broadcasts along the rows, a big-endian one
+  // and one in Fortran order take the host's way. `x + 2*y` rounds once, so
+  // every back end gives the same bits, as do max and argmax.
+  char dir[] = "/tmp/cujit_npy_in_XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string d = dir;
+  std::mt19937_64 rng(gputest::run_seed());
+  HostArray x(DType::Float32, Shape{4099, 33}), y(DType::Float32, Shape{33}), z(DType::Float64, Shape{4099, 33});
+  gputest::fill_random(x, rng);
+  gputest::fill_random(y, rng);
+  gputest::fill_random(z, rng);
+  write_npy(d + "/x.npy", x.view());
+  write_npy(d + "/y.npy", y.view());
+  write_npy(d + "/z.npy", z.view());
+  const std::string good = std::string(CUJIT_TEST_DATA) + "/npy/good/";
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-i x=" + d + "/x.npy -i y=" + d + "/y.npy", "out = x + 2*y"},
+      {"-i x=" + d + "/x.npy -i y=" + d + "/z.npy", "out = x + 2*y"},
+      {"-i x=" + d + "/z.npy -i y=" + d + "/x.npy", "s = max(x*y, axis=0); m = argmax(y)"},
+      {"-i x=" + good + "be_float32.npy -i y=" + good + "dtype_float32.npy", "out = x + 2*y"},
+      {"-i x=" + good + "fortran_float64.npy", "out = x + 2*x"},
+      {"-i x=" + d + "/x.npy", "x *= 2"},
+  };
+  for (const auto& [in, program] : cases) {
+    INFO(in << " '" << program << "'");
+    std::string want;
+    for (const std::string device : {"cpu", "0", "all"}) {
+      if (device == "all" && program == "x *= 2") continue;  // a split run does not update in place
+      const std::string out = d + "/out_" + device + ".npy";
+      const std::string name = program.rfind("s = ", 0) == 0 ? "s" : program.rfind("x *=", 0) == 0 ? "x" : "out";
+      const auto [status, text] = gputest::shell_output(std::string("'") + CUJIT_JITRUN + "' --device " + device + " " +
+                                                        in + " -o " + name + "=" + out + " '" + program + "' 2>&1");
+      INFO(device << ": " << text);
+      REQUIRE(status == 0);
+      const std::string got = slurp(out);
+      REQUIRE(got.size() > 128);
+      if (device == "cpu") want = got;
+      else CHECK(got == want);
+      std::remove(out.c_str());
+    }
+  }
+  // The input files are as they were (x *= 2 updated jitrun's copy).
+  CHECK(slurp(d + "/x.npy").size() == 128 + x.nbytes());
+  HostArray x_again = read_npy(d + "/x.npy");
+  CHECK(std::memcmp(x_again.data(), x.data(), x.nbytes()) == 0);
+  for (const char* f : {"/x.npy", "/y.npy", "/z.npy"}) std::remove((d + f).c_str());
   ::rmdir(dir);
 }
 

@@ -1,6 +1,7 @@
-// .npy files written straight from GPU memory (io/npy_device.cpp): the bytes
-// write_npy writes from a host copy, across the staging chunks' seams, in
-// runs written out of order and from two GPUs when there are two.
+// .npy files written straight from GPU memory and read straight into it
+// (io/npy_device.cpp): the bytes write_npy writes and read_npy reads through
+// the host, across the staging chunks' seams, in runs out of order and on two
+// GPUs when there are two.
 #include <unistd.h>
 
 #include <cstring>
@@ -89,5 +90,60 @@ TEST_CASE("save_npy and write_npy_device write from GPU memory what write_npy wr
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Data);
     CHECK(std::string(e.what()) == (dir.path / "no" / "x.npy").string() + ": cannot write: No such file or directory");
+  }
+}
+
+TEST_CASE("read_npy_device reads into GPU memory what read_npy reads", "[gpu][npy]") {
+  Dir dir;
+  std::mt19937_64 rng(run_seed());
+  // Two 16 MiB staging chunks and an odd tail, in three runs read out of
+  // order, the middle one onto GPU 1 when there is one.
+  HostArray h(DType::Float32, Shape{(std::int64_t{9} << 20) + 4321, 1});
+  fill_random(h, rng);
+  const std::string path = (dir.path / "x.npy").string();
+  write_npy(path, h.view());
+  const NpyFile f = read_npy_header(path);
+  REQUIRE(f.nbytes == h.nbytes());
+  const std::size_t n = f.nbytes, a = (5 << 20) + 4, b = (21 << 20) + 8;
+  Array d0 = Array::empty(DType::UInt8, Shape{std::int64_t(n)}, Device::cuda(0));
+  const int mid_device = device_count() > 1 ? 1 : 0;
+  Array mid = Array::empty(DType::UInt8, Shape{std::int64_t(b - a)}, Device::cuda(mid_device));
+  poison(d0.view(), d0.nbytes());
+  poison(mid.view(), mid.nbytes());
+  char* base = static_cast<char*>(d0.data());
+  read_npy_device(path, f, {DeviceTarget{0, base + b, n - b, b}, DeviceTarget{mid_device, mid.data(), b - a, a},
+                            DeviceTarget{0, base, a, 0}});
+  const Array back = d0.to_host(), back_mid = mid.to_host();
+  const char* want = static_cast<const char*>(h.data());
+  CHECK(std::memcmp(back.data(), want, a) == 0);
+  CHECK(std::memcmp(static_cast<const char*>(back.data()) + b, want + b, n - b) == 0);
+  CHECK(std::memcmp(back_mid.data(), want + a, b - a) == 0);
+
+  // A file cut short after its header was read: a Data error naming it.
+  REQUIRE(::truncate(path.c_str(), static_cast<off_t>(f.data_offset + n - 100)) == 0);
+  try {
+    read_npy_device(path, f, {DeviceTarget{0, base, n, 0}});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Data);
+    CHECK(std::string(e.what()) == path + ": the data ends before the " + std::to_string(n) +
+                                       " bytes its header announces (was the file changed while it was read?)");
+  }
+  // Bytes that need reordering are read_npy's; a run past the data is refused.
+  const std::string be = std::string(CUJIT_TEST_DATA) + "/npy/good/be_float32.npy";
+  try {
+    read_npy_device(be, read_npy_header(be), {DeviceTarget{0, base, 24, 0}});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Usage);
+    CHECK(std::string(e.what()) == be + ": read_npy_device reads C-ordered native-endian data; the file is big-endian; read it with read_npy");
+  }
+  const std::string le = std::string(CUJIT_TEST_DATA) + "/npy/good/dtype_float32.npy";
+  try {
+    read_npy_device(le, read_npy_header(le), {DeviceTarget{0, base, 8, 20}});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Usage);
+    CHECK(std::string(e.what()) == le + ": read_npy_device: bytes [20, 28) are past the data's 24 bytes");
   }
 }

@@ -220,6 +220,47 @@ TEST_CASE("rand and randn: element k depends on k and the seed alone", "[generat
   }
 }
 
+TEST_CASE("a generator's slice is the same elements of the whole array", "[generate]") {
+  // jitrun --device all makes each GPU's rows where they are used (GeneratorSpec::first/whole).
+  const std::int64_t n = 1000;
+  for (GeneratorSpec::Kind kind : {GeneratorSpec::Rand, GeneratorSpec::Randn, GeneratorSpec::Arange,
+                                   GeneratorSpec::Linspace, GeneratorSpec::Full}) {
+    for (DType t : {DType::Float32, DType::Float64, DType::Float16, DType::Int32, DType::Complex64}) {
+      if (kind == GeneratorSpec::Randn && t == DType::Int32) continue;
+      CAPTURE(generator_name(kind), dtype_name(t));
+      GeneratorSpec s;
+      s.kind = kind;
+      s.seed = 7;
+      s.start = -3;
+      s.stop = 2.5;
+      s.value = 1.25;
+      HostArray whole(t, Shape{n});
+      generate_host(s, whole.view());
+      const std::size_t item = dtype_size(t);
+      for (auto [first, count] : {std::pair<std::int64_t, std::int64_t>{0, 1}, {1, 499}, {500, 500}, {999, 1}, {333, 0}}) {
+        HostArray part(t, Shape{count});
+        GeneratorSpec p = s;
+        p.first = first;
+        p.whole = n;
+        generate_host(p, part.view());
+        CHECK(std::memcmp(part.data(), static_cast<const char*>(whole.data()) + first * item, count * item) == 0);
+      }
+    }
+  }
+  GeneratorSpec s;
+  s.kind = GeneratorSpec::Rand;
+  s.first = 990;
+  s.whole = 1000;
+  HostArray a(DType::Float32, Shape{11});
+  try {
+    generate_host(s, a.view());
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::Usage);
+    CHECK(std::string(e.what()) == "generator slice of 11 elements from element 990 of 1000: past the array's end");
+  }
+}
+
 TEST_CASE("arange, linspace, full, ones, zeros keep their values", "[generate]") {
   HostArray a = made(GeneratorSpec::Arange, DType::Int8, 300);
   CHECK(a.as<std::int8_t>()[5] == 5);

@@ -175,6 +175,35 @@ TEST_CASE("malformed files give one clear Data error naming the file") {
   }
 }
 
+TEST_CASE("read_npy_header gives each golden file's dtype, shape, order and where its data lies") {
+  for (const auto& c : golden_cases()) {
+    INFO(c.name);
+    const std::string path = kData + "good/" + c.name + ".npy";
+    const NpyFile f = read_npy_header(path);
+    CHECK(f.dtype == c.dtype);
+    CHECK(f.shape == c.shape);
+    CHECK(f.nbytes == c.data.size());
+    CHECK(f.swap == (c.name.rfind("be_", 0) == 0 || c.name == "fortran_be_complex128"));
+    CHECK(f.fortran == (c.name.rfind("fortran_", 0) == 0));
+    // The data's bytes lie where it says (C-ordered native files: the data itself).
+    const std::string all = slurp(path);
+    REQUIRE(f.data_offset + f.nbytes <= all.size());
+    if (!f.swap && !f.fortran) CHECK(all.substr(f.data_offset, f.nbytes) == c.data);
+  }
+  // read_npy's errors, from the same checks.
+  CHECK(error_of([] { read_npy_header("no/such/file.npy"); }) == "no/such/file.npy: cannot open: No such file or directory");
+  int bad = 0;
+  for (const auto& e : fs::directory_iterator(kData + "bad")) {
+    const std::string path = e.path().string();
+    INFO(path);
+    const std::string want = error_of([&] { read_npy(path); });
+    CHECK(want != "(no error)");
+    CHECK(error_of([&] { read_npy_header(path); }) == want);
+    ++bad;
+  }
+  CHECK(bad >= 25);
+}
+
 TEST_CASE("read_npy reports files it cannot open") {
   CHECK(error_of([] { read_npy("no/such/file.npy"); }) == "no/such/file.npy: cannot open: No such file or directory");
   std::string dir = kData + "good";

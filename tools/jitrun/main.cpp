@@ -467,15 +467,21 @@ int run(const Options& args) {
   if (opt.bench_runs < 1) fail(ErrorCode::Usage, "--bench-runs must be at least 1");
   if (opt.bench && opt.device == "all") fail(ErrorCode::Usage, "--bench times the kernel on one GPU; give --device N");
 
+  std::optional<Shape> job_shape;
+  if (!opt.shape.empty()) job_shape = jitrun::parse_shape(opt.shape);
+  // --device all: inputs made or read in rows on each GPU (sources.hpp).
+  const std::vector<int> split_devices = split ? all_devices() : std::vector<int>{};
   std::vector<jitrun::Source> sources;
   std::vector<NamedArg> named;
   for (const auto& spec : opt.inputs) {
     auto [name, text] = split_eq(spec, "-i/--input");
     for (const NamedArg& a : named)
       if (a.name == name) fail(ErrorCode::Usage, "input '{}' is given twice", name);
-    sources.push_back(jitrun::make_source(name, text, opt.seed + sources.size(), device));
-    named.push_back(NamedArg{name, as_arg(sources.back())});
+    sources.push_back(jitrun::make_source(name, text, opt.seed + sources.size(), device, split_devices));
+    named.push_back(NamedArg{name, Arg(0)});  // its value once every input is made
   }
+  if (split) jitrun::unsplit_broadcast(sources, job_shape ? &*job_shape : nullptr);
+  for (std::size_t k = 0; k < sources.size(); ++k) named[k].value = as_arg(sources[k]);
 
   if (device >= 0) phase(opt.verbose, "inputs made");
   EvaluateOptions eo;
@@ -486,7 +492,7 @@ int run(const Options& args) {
     eo.output_dtypes.emplace_back(name, *d);
   }
   eo.device = device < 0 ? Device::cpu() : Device::cuda(device);
-  if (!opt.shape.empty()) eo.shape = jitrun::parse_shape(opt.shape);
+  eo.shape = job_shape;
 
   // The one pipeline evaluate() runs; the hooks add what a command line does.
   PipelineStats st;
@@ -524,7 +530,7 @@ int run(const Options& args) {
         std::fprintf(stderr, "jitrun: the other GPUs' contexts took %.1f ms on their thread\n", warmup->ms());
       phase(opt.verbose, "other GPUs' contexts ready");
     }
-    if (split) split_outs = jitrun::run_split(opt.program, inputs, shape, eo.output_dtypes, opt.verbose);
+    if (split) split_outs = jitrun::run_split(opt.program, inputs, sources, shape, eo.output_dtypes, opt.verbose);
     if (split || opt.emit.empty()) return !split;
     emitted = emit(opt, p, inputs, shape);
     return false;

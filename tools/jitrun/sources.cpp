@@ -18,6 +18,7 @@
 #include "lang/lex.hpp"
 #include "core/number.hpp"
 #include "io/npy.hpp"
+#include "cujit/npy.hpp"
 #include "core/scalar.hpp"
 #include "core/array.hpp"
 #include "gpu/generate.hpp"
@@ -186,7 +187,63 @@ bool scalar_literal(const std::string& text, Source& out) {
   return true;
 }
 
+// The view a split source shows the program's check: the whole input's
+// dtype and shape, where its first piece lies. Nothing reads through it:
+// the split run takes the pieces (split.cpp).
+ArrayView stand_in(const SplitArray& a) {
+  ArrayView v = a.pieces.front().array.view();
+  v.shape = a.shape;
+  v.strides = ArrayView::contiguous_strides(a.shape, a.dtype);
+  return v;
+}
+
+// A .npy file: straight into GPU memory where the program runs there and the
+// bytes need no reordering (io/npy.hpp), else read on the host.
+Source from_file(const std::string& path, int device, const std::vector<int>& split) {
+  Source src;
+  if (device < 0) {
+    src.array = read_npy(path);
+    return src;
+  }
+  const NpyFile f = read_npy_header(path);
+  if (f.fortran || f.swap || f.shape.ndim == 0 || f.nbytes == 0) {
+    src.array = read_npy(path);
+    return src;
+  }
+  if (split.empty()) {
+    src.device = load_npy(path, Device::cuda(device));
+    return src;
+  }
+  src.split = split_empty(f.dtype, f.shape, split);
+  const std::size_t row = f.nbytes / static_cast<std::size_t>(f.shape[0]);
+  std::vector<DeviceTarget> runs;
+  for (const ArrayPiece& p : src.split.pieces)
+    runs.push_back(DeviceTarget{p.device, p.array.data(), p.array.nbytes(), static_cast<std::size_t>(p.begin) * row});
+  read_npy_device(path, f, runs);
+  src.whole = stand_in(src.split);
+  return src;
+}
+
 }  // namespace
+
+void unsplit_broadcast(std::vector<Source>& sources, const Shape* job_shape) {
+  // The job's outermost extent: --shape's, else that of the input of the most dimensions.
+  int ndim = 0;
+  std::int64_t rows = 0;
+  if (job_shape) {
+    ndim = job_shape->ndim;
+    rows = ndim > 0 ? (*job_shape)[0] : 0;
+  } else {
+    for (const Source& s : sources)
+      if (!s.weak && s.view().shape.ndim > ndim) ndim = s.view().shape.ndim, rows = s.view().shape[0];
+  }
+  for (Source& s : sources)
+    if (s.is_split() && (s.split.shape.ndim != ndim || s.split.shape[0] != rows)) {
+      s.device = s.split.gather(Device::cuda(s.split.pieces.front().device));
+      s.split = SplitArray();
+      s.whole = ArrayView();
+    }
+}
 
 // All of standard input; a Usage error when it is a terminal, where the
 // user would wait for input that never comes.
@@ -220,7 +277,8 @@ std::string read_text_file(const std::string& path) {
   return text;
 }
 
-Source make_source(const std::string& name, const std::string& text, std::uint64_t seed, int device) {
+Source make_source(const std::string& name, const std::string& text, std::uint64_t seed, int device,
+                   const std::vector<int>& split) {
   Source src;
   struct stat st {};
   if (text == "-") {
@@ -230,17 +288,15 @@ Source make_source(const std::string& name, const std::string& text, std::uint64
     src.array = read_npy("-");
     return src;
   }
-  if (text.size() > 4 && text.compare(text.size() - 4, 4, ".npy") == 0) {
-    src.array = read_npy(text);
-    return src;
-  }
+  if (text.size() > 4 && text.compare(text.size() - 4, 4, ".npy") == 0) return from_file(text, device, split);
   // Any existing path is a file to read: read_npy refuses what is not a
   // regular file (a device, a FIFO) with a clear error, instead of taking the
   // path for a malformed generator. "-" is standard input.
-  if (is_standard_input(text) || stat(text.c_str(), &st) == 0) {
+  if (is_standard_input(text)) {
     src.array = read_npy(text);
     return src;
   }
+  if (stat(text.c_str(), &st) == 0) return from_file(text, device, split);
   if (std::size_t colon = text.rfind(':'); colon != std::string::npos && colon > 4 &&
       text.compare(colon - 4, 4, ".npy") == 0) {
     std::string dt = text.substr(colon + 1);
@@ -302,7 +358,17 @@ Source make_source(const std::string& name, const std::string& text, std::uint64
   }
   // On the GPU the array is made in its memory: nothing of its size on the
   // host (a 0-d one is a typed scalar, passed by value from the host).
-  if (device >= 0 && shape.ndim > 0) {
+  if (!split.empty() && shape.ndim > 0) {
+    src.split = split_empty(dtype, shape, split);
+    const std::int64_t row = shape.size() / std::max<std::int64_t>(1, shape[0]);
+    for (const ArrayPiece& p : src.split.pieces) {
+      GeneratorSpec part = spec;
+      part.first = p.begin * row;
+      part.whole = shape.size();
+      generate_device(part, p.array.view());
+    }
+    src.whole = stand_in(src.split);
+  } else if (device >= 0 && shape.ndim > 0) {
     src.device = Array::empty(dtype, shape, Device::cuda(device));
     generate_device(spec, src.device.view());
   } else {

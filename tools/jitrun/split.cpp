@@ -21,13 +21,18 @@ ContextWarmup::ContextWarmup() {
   });
 }
 
-std::vector<SplitArray> run_split(const std::string& program, const std::vector<Input>& inputs, const Shape* shape,
+std::vector<SplitArray> run_split(const std::string& program, const std::vector<Input>& inputs,
+                                  const std::vector<Source>& sources, const Shape* shape,
                                   const std::vector<std::pair<std::string, DType>>& types, bool verbose) {
   using clock = std::chrono::steady_clock;
   std::vector<NamedArg> args;
-  for (const Input& in : inputs) {
+  std::vector<SplitInput> distributed;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Input& in = inputs[k];
+    // Rows made or read on their GPUs stay there: each slice reads its own in place.
+    if (sources[k].is_split()) distributed.push_back(SplitInput{in.name, sources[k].split});
     // A weak literal stays weak: jitrun holds it as a host 0-d int64, float64 or complex128.
-    if (!in.weak) args.push_back(NamedArg{in.name, Arg(in.view)});
+    else if (!in.weak) args.push_back(NamedArg{in.name, Arg(in.view)});
     else if (in.view.dtype == DType::Int64) args.push_back(NamedArg{in.name, Arg(*static_cast<const std::int64_t*>(in.view.data))});
     else if (in.view.dtype == DType::Float64) args.push_back(NamedArg{in.name, Arg(*static_cast<const double*>(in.view.data))});
     else args.push_back(NamedArg{in.name, Arg(*static_cast<const std::complex<double>*>(in.view.data))});
@@ -37,7 +42,7 @@ std::vector<SplitArray> run_split(const std::string& program, const std::vector<
   if (shape) opt.shape = *shape;
   const std::vector<int> devices = all_devices();
   auto t0 = clock::now();
-  std::vector<SplitArray> split = evaluate_split(program, args, devices, opt);
+  std::vector<SplitArray> split = evaluate_split(program, args, distributed, devices, opt);
   const double run_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   if (verbose && !split.empty()) {
     std::fprintf(stderr, "jitrun: split over %zu GPU(s):", devices.size());

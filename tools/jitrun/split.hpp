@@ -9,12 +9,14 @@
 #include "cpu/eval.hpp"
 #include "cujit/array.hpp"
 #include "cujit/multi_gpu.hpp"
+#include "sources.hpp"
 
 namespace cujit::jitrun {
 
 // Retains every GPU's context but GPU 0's on a thread of its own, so that
-// creating them (a tenth of a second or more each) overlaps making the
-// inputs on GPU 0 and compiling the kernel. Waited for by wait() or when destroyed.
+// creating them (a tenth of a second or more each) overlaps reading or making
+// GPU 0's rows of the inputs and compiling the kernel. Waited for by wait()
+// or when destroyed.
 class ContextWarmup {
  public:
   ContextWarmup();
@@ -31,9 +33,12 @@ class ContextWarmup {
   double ms_ = 0;
 };
 
-// The outputs by name, in order of first assignment. `shape` and `types` are
+// The outputs by name, in order of first assignment. `inputs` are the
+// checked program's, `sources` what they were made from (in the same order:
+// a split source goes in as the pieces it is in); `shape` and `types` are
 // --shape and -t; `verbose` prints the slices and timings to stderr.
-std::vector<SplitArray> run_split(const std::string& program, const std::vector<Input>& inputs, const Shape* shape,
+std::vector<SplitArray> run_split(const std::string& program, const std::vector<Input>& inputs,
+                                  const std::vector<Source>& sources, const Shape* shape,
                                   const std::vector<std::pair<std::string, DType>>& types, bool verbose);
 
 }  // namespace cujit::jitrun
