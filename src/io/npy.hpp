@@ -86,9 +86,10 @@ struct DeviceTarget {
 };
 // The reverse of write_npy_device: runs of the data of `file` (read_npy_header
 // of `path`; C-ordered and native-endian, else a Usage error: read_npy
-// converts the others) read into GPU memory through pinned buffers of each
-// GPU, the read of one chunk overlapping the copy of the one before, on a
-// thread per GPU; no host copy of the array. A Data error names the file when
+// converts the others) read into GPU memory through pinned buffers, the
+// read of one chunk overlapping the copy of the one before, on up to four
+// reader threads per GPU (as the cores go: one thread copies from the page
+// cache at a tenth of a GPU link's speed); no host copy of the array. A Data error names the file when
 // it cannot be read or has become shorter.
 void read_npy_device(const std::string& path, const NpyFile& file, const std::vector<DeviceTarget>& runs);
 
