@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -127,7 +128,9 @@ bool pread_all(int fd, char* p, std::size_t n, std::size_t at) {
 // k-2's copy has left, while chunk k-1's copy runs. false with errno set when
 // a read fails.
 bool read_runs(int fd, std::size_t base, int device, const std::vector<DeviceTarget>& runs) {
-  Staging st(device, total_bytes(runs));
+  std::size_t largest = 0;  // (runs come cut into chunks: buffers of the largest do)
+  for (const DeviceTarget& r : runs) largest = std::max(largest, r.bytes);
+  Staging st(device, largest);
   const std::size_t chunk = st.size();
   std::size_t k = 0;
   for (const DeviceTarget& r : runs)
@@ -180,10 +183,26 @@ int in_threads(const std::vector<T>& items, Key key, Work work) {
   return 0;
 }
 
+// A reader's chunk: kChunk, or CUJIT_NPY_CHUNK_MIB (1-16) MiB, for measuring.
+std::size_t read_chunk_bytes() {
+  if (const char* s = std::getenv("CUJIT_NPY_CHUNK_MIB")) {
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    if (end != s && *end == '\0' && v >= 1 && v <= 16) return static_cast<std::size_t>(v) << 20;
+  }
+  return kChunk;
+}
+
 // Readers per GPU: one thread copies a file's bytes out of the page cache at
 // 5-7 GB/s (H200 host, 2026-11-28), a GPU's link takes 50, so each GPU gets
 // several, as far as the cores go.
+// CUJIT_NPY_READERS (1-16) sets the count, for measuring.
 int readers_per_gpu(std::size_t gpus) {
+  if (const char* s = std::getenv("CUJIT_NPY_READERS")) {
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    if (end != s && *end == '\0' && v >= 1 && v <= 16) return static_cast<int>(v);
+  }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return static_cast<int>(std::clamp<std::size_t>(cores / (2 * std::max<std::size_t>(1, gpus)), 1, 4));
 }
@@ -213,6 +232,7 @@ void read_npy_device(const std::string& path, const NpyFile& file, const std::ve
   std::map<int, int> gpus;
   for (const DeviceTarget& r : runs) gpus[r.device] = 0;
   const int readers = readers_per_gpu(gpus.size());
+  const std::size_t read_chunk = read_chunk_bytes();
   struct LaneChunk {
     int lane;  // device * readers + reader
     std::size_t bytes;
@@ -220,8 +240,8 @@ void read_npy_device(const std::string& path, const NpyFile& file, const std::ve
   };
   std::vector<LaneChunk> chunks;
   for (const DeviceTarget& r : runs)
-    for (std::size_t done = 0; done < r.bytes; done += kChunk) {
-      const std::size_t n = std::min(kChunk, r.bytes - done);
+    for (std::size_t done = 0; done < r.bytes; done += read_chunk) {
+      const std::size_t n = std::min(read_chunk, r.bytes - done);
       const int reader = gpus[r.device]++ % readers;
       chunks.push_back(LaneChunk{r.device * readers + reader, n,
                                  DeviceTarget{r.device, static_cast<char*>(r.dst) + done, n, r.offset + done}});
