@@ -183,14 +183,17 @@ int in_threads(const std::vector<T>& items, Key key, Work work) {
   return 0;
 }
 
-// A reader's chunk: kChunk, or CUJIT_NPY_CHUNK_MIB (1-16) MiB, for measuring.
+// A reader's chunk: 4 MiB, or CUJIT_NPY_CHUNK_MIB (1-16) MiB, for measuring.
+// Smaller than a writer's: each reader pins two, and pinning costs more than
+// the reads gain from longer calls (2 x H200, 2026-11-28: 8 GiB of inputs
+// read in 532 ms with 4 MiB, 743 ms with 16 MiB, bench/results/npy_inputs_2026-11-28/).
 std::size_t read_chunk_bytes() {
   if (const char* s = std::getenv("CUJIT_NPY_CHUNK_MIB")) {
     char* end = nullptr;
     const long v = std::strtol(s, &end, 10);
     if (end != s && *end == '\0' && v >= 1 && v <= 16) return static_cast<std::size_t>(v) << 20;
   }
-  return kChunk;
+  return std::size_t{4} << 20;
 }
 
 // Readers per GPU: one thread copies a file's bytes out of the page cache at
