@@ -41,6 +41,8 @@ inline std::string help_footer() {
          "  CUJIT_POOL_RELEASE=BYTES    memory the pool keeps when idle (K/M/G suffixes, max; default: all until trimmed)\n"
          "  CUJIT_HOST_POOL=0           free large host arrays (32 MiB and up) at once, keeping none for reuse\n"
          "  CUJIT_HOST_POOL_KEEP=BYTES  freed host memory kept for reuse (K/M/G suffixes, max; default: 1/8 of RAM)\n"
+         "  CUJIT_NPY_READERS=N         threads reading a .npy file into each GPU (default: up to 4, as the cores go)\n"
+         "  CUJIT_NPY_CHUNK_MIB=N       MiB a reader reads at a time into its pinned buffers (default: 4)\n"
          "  CUDA_HOME, CUDA_PATH        CUDA toolkit root (headers for NVRTC)\n"
          "  CUDA_VISIBLE_DEVICES        the GPUs CUDA shows\n"
          "  NO_COLOR                    no colours in diagnostics (they are coloured only on a terminal)";

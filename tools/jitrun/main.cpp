@@ -635,8 +635,8 @@ int main(int argc, char** argv) {
   app.add_option("PROGRAM", opt.program, "the program, e.g. 'out = sin(x)*5' (or -f FILE)");
   app.add_option("-f,--file", opt.program_file, "read the program from FILE ('-': standard input)");
   app.add_option("-i,--input", opt.inputs,
-                 "NAME=SOURCE: a .npy file ('-': standard input; FILE.npy:DTYPE converts it as NumPy's astype "
-                 "with casting='same_kind'); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
+                 "NAME=SOURCE: a .npy file (read straight into the GPU's memory when the program runs there; '-': "
+                 "standard input; FILE.npy:DTYPE converts it as NumPy's astype with casting='same_kind'); a scalar (3.5, 2.0f, 7); or rand(N), randn(N), "
                  "arange(N), linspace(A,B,N), full(N,V), zeros(N), ones(N) with an optional :DTYPE (float32 by "
                  "default); N may be 1e6, 3x4 or (3, 4); made in the GPU's memory when the program runs there; rand and "
                  "randn are Philox4x32-10 streams of --seed, the same on the CPU and every GPU")
