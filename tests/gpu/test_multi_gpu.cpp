@@ -218,12 +218,15 @@ TEST_CASE("jitrun reads .npy inputs into the GPUs' memory: the CPU's results", "
   const std::string d = dir;
   std::mt19937_64 rng(gputest::run_seed());
   HostArray x(DType::Float32, Shape{4099, 33}), y(DType::Float32, Shape{33}), z(DType::Float64, Shape{4099, 33});
+  HostArray w(DType::Float32, Shape{1, 33});
+  gputest::fill_random(w, rng);
   gputest::fill_random(x, rng);
   gputest::fill_random(y, rng);
   gputest::fill_random(z, rng);
   write_npy(d + "/x.npy", x.view());
   write_npy(d + "/y.npy", y.view());
   write_npy(d + "/z.npy", z.view());
+  write_npy(d + "/w.npy", w.view());
   const std::string good = std::string(CUJIT_TEST_DATA) + "/npy/good/";
   auto slurp = [](const std::string& p) {
     std::ifstream f(p, std::ios::binary);
@@ -232,6 +235,7 @@ TEST_CASE("jitrun reads .npy inputs into the GPUs' memory: the CPU's results", "
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"-i x=" + d + "/x.npy -i y=" + d + "/y.npy", "out = x + 2*y"},
       {"-i x=" + d + "/x.npy -i y=" + d + "/z.npy", "out = x + 2*y"},
+      {"-i x=" + d + "/w.npy -i y=" + d + "/x.npy", "out = x + 2*y"},  // a row of one, broadcast
       {"-i x=" + d + "/z.npy -i y=" + d + "/x.npy", "s = max(x*y, axis=0); m = argmax(y)"},
       {"-i x=" + good + "be_float32.npy -i y=" + good + "dtype_float32.npy", "out = x + 2*y"},
       {"-i x=" + good + "fortran_float64.npy", "out = x + 2*x"},
@@ -267,7 +271,7 @@ TEST_CASE("jitrun reads .npy inputs into the GPUs' memory: the CPU's results", "
   CHECK(slurp(d + "/x.npy").size() == 128 + x.nbytes());
   HostArray x_again = read_npy(d + "/x.npy");
   CHECK(std::memcmp(x_again.data(), x.data(), x.nbytes()) == 0);
-  for (const char* f : {"/x.npy", "/y.npy", "/z.npy"}) std::remove((d + f).c_str());
+  for (const char* f : {"/x.npy", "/y.npy", "/z.npy", "/w.npy"}) std::remove((d + f).c_str());
   ::rmdir(dir);
 }
 

@@ -233,9 +233,13 @@ void unsplit_broadcast(std::vector<Source>& sources, const Shape* job_shape) {
   if (job_shape) {
     ndim = job_shape->ndim;
     rows = ndim > 0 ? (*job_shape)[0] : 0;
-  } else {
-    for (const Source& s : sources)
-      if (!s.weak && s.view().shape.ndim > ndim) ndim = s.view().shape.ndim, rows = s.view().shape[0];
+  } else {  // as broadcasting gives it: the inputs of the most dimensions, their largest first extent
+    for (const Source& s : sources) {
+      const Shape& sh = s.view().shape;
+      if (s.weak || sh.ndim == 0 || sh.ndim < ndim) continue;
+      rows = sh.ndim > ndim ? sh[0] : std::max(rows, sh[0]);
+      ndim = sh.ndim;
+    }
   }
   for (Source& s : sources)
     if (s.is_split() && (s.split.shape.ndim != ndim || s.split.shape[0] != rows)) {
