@@ -697,6 +697,7 @@ struct OpenedNpy {
   std::unique_ptr<std::FILE, FileCloser> f;
   Header h;
   std::uint64_t data_start = 0;
+  struct stat st {};
 };
 
 OpenedNpy open_npy(const std::string& path) {
@@ -717,6 +718,7 @@ OpenedNpy open_npy(const std::string& path) {
          file_kind(st.st_mode));
   }
   OpenedNpy o;
+  o.st = st;
   o.f.reset(::fdopen(fd, "rb"));
   if (!o.f) {
     int err = errno;
@@ -756,6 +758,9 @@ NpyFile read_npy_header(const std::string& path) {
   info.swap = o.h.swap;
   info.data_offset = o.data_start;
   info.nbytes = o.h.nbytes;
+  info.file_device = static_cast<std::uint64_t>(o.st.st_dev);
+  info.file_inode = static_cast<std::uint64_t>(o.st.st_ino);
+  info.file_size = static_cast<std::uint64_t>(o.st.st_size);
   return info;
 }
 

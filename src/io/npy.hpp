@@ -10,6 +10,7 @@
 // values back. A plain '|V2' (any 2-byte blob) is refused rather than guessed.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,9 @@ struct NpyFile {
   bool fortran = false;  // Fortran order in two dimensions or more
   bool swap = false;     // big-endian data
   std::size_t data_offset = 0, nbytes = 0;
+  // The file read (device, inode, size), so that a later read of its data
+  // can tell whether it is still that file.
+  std::uint64_t file_device = 0, file_inode = 0, file_size = 0;
 };
 NpyFile read_npy_header(const std::string& path);
 

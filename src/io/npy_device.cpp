@@ -7,6 +7,7 @@
 // their own links move their parts at once. Written ranges start their writeback at once, so the final
 // fsync finds little left to do.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,8 +52,11 @@ class Staging {
   const Stream& stream(int k) const { return streams_[k]; }
 
  private:
+  // Waits for the copies still queued (an error can leave one behind), which
+  // read or write the buffers, before freeing them; nothing to report to.
   void release() noexcept {
     ScopedContext ctx(device_);
+    for (const Stream& st : streams_) (void)driver().cuStreamSynchronize(st.get());
     for (void* b : buf_)
       if (b) driver().cuMemFreeHost(b);  // nothing to report to at teardown
   }
@@ -81,8 +85,8 @@ bool pwrite_all(int fd, const char* p, std::size_t n, std::size_t at) {
 }
 
 // One GPU's runs, chunk by chunk: chunk k+1's copy is queued before chunk
-// k is written. false with errno set when a write fails.
-bool write_runs(int fd, std::size_t base, int device, const std::vector<DeviceBytes>& runs) {
+// k is written. 0, or the errno of a failed write.
+int write_runs(int fd, std::size_t base, int device, const std::vector<DeviceBytes>& runs) {
   Staging st(device, total_bytes(runs));
   const std::size_t chunk = st.size();
   struct Chunk {
@@ -101,14 +105,14 @@ bool write_runs(int fd, std::size_t base, int device, const std::vector<DeviceBy
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     st.stream(k % 2).synchronize();
     if (k + 1 < chunks.size()) queue(k + 1);
-    if (!pwrite_all(fd, static_cast<const char*>(st.buffer(k % 2)), chunks[k].bytes, chunks[k].at)) return false;
+    if (!pwrite_all(fd, static_cast<const char*>(st.buffer(k % 2)), chunks[k].bytes, chunks[k].at)) return errno;
     // Start the range's writeback now (not a wait): the fsync at the end then
     // overlaps the copies instead of following them. Not every filesystem
     // takes it; the fsync covers what it does not.
     (void)::sync_file_range(fd, static_cast<off_t>(chunks[k].at), static_cast<off_t>(chunks[k].bytes),
                             SYNC_FILE_RANGE_WRITE);
   }
-  return true;
+  return 0;
 }
 
 bool pread_all(int fd, char* p, std::size_t n, std::size_t at) {
@@ -125,9 +129,9 @@ bool pread_all(int fd, char* p, std::size_t n, std::size_t at) {
 }
 
 // One GPU's runs, chunk by chunk: chunk k is read into the buffer that chunk
-// k-2's copy has left, while chunk k-1's copy runs. false with errno set when
-// a read fails.
-bool read_runs(int fd, std::size_t base, int device, const std::vector<DeviceTarget>& runs) {
+// k-2's copy has left, while chunk k-1's copy runs. 0, or the errno of a
+// failed read (ENODATA: the file ended early).
+int read_runs(int fd, std::size_t base, int device, const std::vector<DeviceTarget>& runs) {
   std::size_t largest = 0;  // (runs come cut into chunks: buffers of the largest do)
   for (const DeviceTarget& r : runs) largest = std::max(largest, r.bytes);
   Staging st(device, largest);
@@ -138,23 +142,18 @@ bool read_runs(int fd, std::size_t base, int device, const std::vector<DeviceTar
       const std::size_t n = std::min(chunk, r.bytes - done);
       char* buf = static_cast<char*>(st.buffer(k % 2));
       st.stream(k % 2).synchronize();
-      if (!pread_all(fd, buf, n, base + r.offset + done)) {
-        const int err = errno;
-        st.stream((k + 1) % 2).synchronize();  // the other copy reads its buffer until it is done
-        errno = err;
-        return false;
-      }
+      if (!pread_all(fd, buf, n, base + r.offset + done)) return errno;  // (~Staging waits for the other copy)
       memcpy_htod(device, reinterpret_cast<CUdeviceptr>(static_cast<char*>(r.dst) + done), buf, n,
                   st.stream(k % 2).get());
     }
   st.stream(0).synchronize();
   st.stream(1).synchronize();
-  return true;
+  return 0;
 }
 
 // work(its items) on a thread per group of items (key(item): the group), for
-// the items of any bytes; the first exception is rethrown, else the errno of
-// the first that returned false is returned (0: all done).
+// the items of any bytes; the first exception is rethrown, else the first
+// nonzero error code work returned is (0: all done).
 template <class T, class Key, class Work>
 int in_threads(const std::vector<T>& items, Key key, Work work) {
   std::map<int, std::vector<T>> groups;
@@ -164,16 +163,21 @@ int in_threads(const std::vector<T>& items, Key key, Work work) {
   std::vector<std::exception_ptr> errors(groups.size());
   std::vector<int> err(groups.size(), 0);
   std::size_t k = 0;
-  for (const auto& entry : groups) {  // (a structured binding cannot be captured in C++17)
-    const std::vector<T>* mine = &entry.second;
-    threads.emplace_back([&, k, mine] {
-      try {
-        if (!work(*mine)) err[k] = errno;
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-    });
-    ++k;
+  try {
+    for (const auto& entry : groups) {  // (a structured binding cannot be captured in C++17)
+      const std::vector<T>* mine = &entry.second;
+      threads.emplace_back([&, k, mine] {
+        try {
+          err[k] = work(*mine);
+        } catch (...) {
+          errors[k] = std::current_exception();
+        }
+      });
+      ++k;
+    }
+  } catch (...) {  // a thread could not start: the started ones finish first
+    for (std::thread& t : threads) t.join();
+    throw;
   }
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : errors)
@@ -229,8 +233,21 @@ void read_npy_device(const std::string& path, const NpyFile& file, const std::ve
     if (r.offset > file.nbytes || r.bytes > file.nbytes - r.offset)
       fail(ErrorCode::Usage, "{}: read_npy_device: bytes [{}, {}) are past the data's {} bytes", path, r.offset,
            r.offset + r.bytes, file.nbytes);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) fail(ErrorCode::Data, "{}: cannot open: {}", path, std::strerror(errno));
+  // The file read_npy_header described, still: the same file (not one put
+  // in its place, whose header could differ) of the same size, and a regular
+  // one (O_NONBLOCK: a FIFO put there must not make the open wait).
+  struct Fd {
+    int fd;
+    ~Fd() { ::close(fd); }
+  };
+  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)};
+  if (f.fd < 0) fail(ErrorCode::Data, "{}: cannot open: {}", path, std::strerror(errno));
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) fail(ErrorCode::Data, "{}: cannot read: {}", path, std::strerror(errno));
+  if (!S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_dev) != file.file_device ||
+      static_cast<std::uint64_t>(st.st_ino) != file.file_inode || static_cast<std::uint64_t>(st.st_size) != file.file_size)
+    fail(ErrorCode::Data, "{}: the file changed after its header was read; read it again", path);
+  const int fd = f.fd;
   // Chunks dealt round-robin to each GPU's readers: (device, reader) is a thread.
   std::map<int, int> gpus;
   for (const DeviceTarget& r : runs) gpus[r.device] = 0;
@@ -249,18 +266,11 @@ void read_npy_device(const std::string& path, const NpyFile& file, const std::ve
       chunks.push_back(LaneChunk{r.device * readers + reader, n,
                                  DeviceTarget{r.device, static_cast<char*>(r.dst) + done, n, r.offset + done}});
     }
-  int e = 0;
-  try {
-    e = in_threads(chunks, [](const LaneChunk& c) { return c.lane; }, [&](const std::vector<LaneChunk>& mine) {
-      std::vector<DeviceTarget> mine_targets;
-      for (const LaneChunk& c : mine) mine_targets.push_back(c.chunk);
-      return read_runs(fd, file.data_offset, mine_targets[0].device, mine_targets);
-    });
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  ::close(fd);
+  const int e = in_threads(chunks, [](const LaneChunk& c) { return c.lane; }, [&](const std::vector<LaneChunk>& mine) {
+    std::vector<DeviceTarget> mine_targets;
+    for (const LaneChunk& c : mine) mine_targets.push_back(c.chunk);
+    return read_runs(fd, file.data_offset, mine_targets[0].device, mine_targets);
+  });
   if (e == ENODATA) fail(ErrorCode::Data, "{}: the data ends before the {} bytes its header announces (was the file changed while it was read?)", path, file.nbytes);
   if (e) fail(ErrorCode::Data, "{}: cannot read: {}", path, std::strerror(e));
 }

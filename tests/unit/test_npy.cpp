@@ -1,5 +1,6 @@
 // .npy reading and writing against files NumPy wrote (tests/data/npy, made by
 // make_npy.py).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -188,6 +189,11 @@ TEST_CASE("read_npy_header gives each golden file's dtype, shape, order and wher
     // The data's bytes lie where it says (C-ordered native files: the data itself).
     const std::string all = slurp(path);
     REQUIRE(f.data_offset + f.nbytes <= all.size());
+    CHECK(f.file_size == all.size());
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK(f.file_inode == static_cast<std::uint64_t>(st.st_ino));
+    CHECK(f.file_device == static_cast<std::uint64_t>(st.st_dev));
     if (!f.swap && !f.fortran) CHECK(all.substr(f.data_offset, f.nbytes) == c.data);
   }
   // read_npy's errors, from the same checks.
