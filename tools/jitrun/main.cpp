@@ -86,7 +86,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 // Where to run: -1 for the CPU, else a CUDA ordinal.
 int choose_device(const std::string& d) {
   if (d == "cpu") return -1;
-  if (d == "all") return device_info(0).ordinal;  // split over every GPU (split.hpp); inputs made on GPU 0
+  if (d == "all") return device_info(0).ordinal;  // split over every GPU (split.hpp); each makes or reads its own rows (sources.hpp)
   if (d == "auto") {
     if (gpu_available()) return 0;
     std::fprintf(stderr, "jitrun: no usable GPU (%s); running on the CPU\n", gpu_unavailable_reason().c_str());
