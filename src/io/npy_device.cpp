@@ -187,17 +187,23 @@ int in_threads(const std::vector<T>& items, Key key, Work work) {
   return 0;
 }
 
+// The value of environment variable `name` when it is a whole number in
+// [1, 16] (the measuring knobs below), else 0.
+int env_knob(const char* name) {
+  const char* s = std::getenv(name);
+  if (!s) return 0;
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  return end != s && *end == '\0' && v >= 1 && v <= 16 ? static_cast<int>(v) : 0;
+}
+
 // A reader's chunk: 4 MiB, or CUJIT_NPY_CHUNK_MIB (1-16) MiB, for measuring.
 // Smaller than a writer's: each reader pins two, and pinning costs more than
 // the reads gain from longer calls (2 x H200, 2026-11-28: 8 GiB of inputs
 // read in 532 ms with 4 MiB, 743 ms with 16 MiB, bench/results/npy_inputs_2026-11-28/).
 std::size_t read_chunk_bytes() {
-  if (const char* s = std::getenv("CUJIT_NPY_CHUNK_MIB")) {
-    char* end = nullptr;
-    const long v = std::strtol(s, &end, 10);
-    if (end != s && *end == '\0' && v >= 1 && v <= 16) return static_cast<std::size_t>(v) << 20;
-  }
-  return std::size_t{4} << 20;
+  const int mib = env_knob("CUJIT_NPY_CHUNK_MIB");
+  return static_cast<std::size_t>(mib ? mib : 4) << 20;
 }
 
 // Readers per GPU: one thread copies a file's bytes out of the page cache at
@@ -205,11 +211,7 @@ std::size_t read_chunk_bytes() {
 // several, as far as the cores go.
 // CUJIT_NPY_READERS (1-16) sets the count, for measuring.
 int readers_per_gpu(std::size_t gpus) {
-  if (const char* s = std::getenv("CUJIT_NPY_READERS")) {
-    char* end = nullptr;
-    const long v = std::strtol(s, &end, 10);
-    if (end != s && *end == '\0' && v >= 1 && v <= 16) return static_cast<int>(v);
-  }
+  if (const int n = env_knob("CUJIT_NPY_READERS")) return n;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return static_cast<int>(std::clamp<std::size_t>(cores / (2 * std::max<std::size_t>(1, gpus)), 1, 4));
 }

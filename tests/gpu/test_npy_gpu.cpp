@@ -17,6 +17,7 @@
 #include "cujit/npy.hpp"
 #include "gpu_util.hpp"
 #include "io/npy.hpp"
+#include "unit/error_of.hpp"
 
 using namespace cujit;
 using namespace cujit::gputest;
@@ -123,37 +124,17 @@ TEST_CASE("read_npy_device reads into GPU memory what read_npy reads", "[gpu][np
   // read: a Data error naming it, and nothing read.
   REQUIRE(::truncate(path.c_str(), static_cast<off_t>(f.data_offset + n - 100)) == 0);
   const std::string changed = path + ": the file changed after its header was read; read it again";
-  try {
-    read_npy_device(path, f, {DeviceTarget{0, base, n, 0}});
-    FAIL("no error");
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::Data);
-    CHECK(std::string(e.what()) == changed);
-  }
+  auto read_all = [&] { read_npy_device(path, f, {DeviceTarget{0, base, n, 0}}); };
+  CHECK(test::error_of(read_all, ErrorCode::Data) == changed);
   write_npy(path, h.view());  // the same bytes again, in a new file (write_npy renames one over the path)
-  try {
-    read_npy_device(path, f, {DeviceTarget{0, base, n, 0}});
-    FAIL("no error");
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::Data);
-    CHECK(std::string(e.what()) == changed);
-  }
+  CHECK(test::error_of(read_all, ErrorCode::Data) == changed);
   read_npy_device(path, read_npy_header(path), {DeviceTarget{0, base, a, 0}});  // read again: fine
   // Bytes that need reordering are read_npy's; a run past the data is refused.
   const std::string be = std::string(CUJIT_TEST_DATA) + "/npy/good/be_float32.npy";
-  try {
-    read_npy_device(be, read_npy_header(be), {DeviceTarget{0, base, 24, 0}});
-    FAIL("no error");
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::Usage);
-    CHECK(std::string(e.what()) == be + ": read_npy_device reads C-ordered native-endian data; the file is big-endian; read it with read_npy");
-  }
+  CHECK(test::error_of([&] { read_npy_device(be, read_npy_header(be), {DeviceTarget{0, base, 24, 0}}); },
+                        ErrorCode::Usage) ==
+        be + ": read_npy_device reads C-ordered native-endian data; the file is big-endian; read it with read_npy");
   const std::string le = std::string(CUJIT_TEST_DATA) + "/npy/good/dtype_float32.npy";
-  try {
-    read_npy_device(le, read_npy_header(le), {DeviceTarget{0, base, 8, 20}});
-    FAIL("no error");
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::Usage);
-    CHECK(std::string(e.what()) == le + ": read_npy_device: bytes [20, 28) are past the data's 24 bytes");
-  }
+  CHECK(test::error_of([&] { read_npy_device(le, read_npy_header(le), {DeviceTarget{0, base, 8, 20}}); },
+                        ErrorCode::Usage) == le + ": read_npy_device: bytes [20, 28) are past the data's 24 bytes");
 }
