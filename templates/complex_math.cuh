@@ -211,14 +211,14 @@ template <class P> __host__ __device__ __forceinline__ complex<P> pow(complex<P>
   if (b.im == P(0) && b.re == ::trunc(b.re) && ::fabs(b.re) < P(100)) {
     int n = (int)b.re;
     if (n == 1) return a;
-    if (n == 2) return mul(a, a);
-    if (n == 3) return mul(a, mul(a, a));
+    if (n == 2) return square(a);  // NumPy's square loop, fused as its `*`
+    if (n == 3) return mul_textbook(a, mul_textbook(a, a));
     complex<P> acc = cpack(P(1), P(0)), p = a;
     int m = n < 0 ? -n : n;
     for (int mask = 1;; mask <<= 1) {
-      if (m & mask) acc = mul(acc, p);
+      if (m & mask) acc = mul_textbook(acc, p);
       if (m < (mask << 1)) break;
-      p = mul(p, p);
+      p = mul_textbook(p, p);
     }
     if (b.re < P(0)) acc = div(cpack(P(1), P(0)), acc);
     return acc;

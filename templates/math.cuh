@@ -26,16 +26,30 @@ __host__ __device__ __forceinline__ bool signbit_(double a) { return __double_as
 // `a` falls through the comparison (false) to `a` itself, so only `b` is
 // tested: against a constant bound (clip(x, 0, 255)) that test folds away and
 // one compare and select are left (the image programs are compute-bound on an H200).
+// Of two equal values (-0.0 and 0.0) they give the second, as NumPy's
+// float32 and float64 loops do, in arrays of any length (its float16 loops
+// give the first: docs/language.md); clip keeps x, as NumPy's (clip below).
 template <class T> __host__ __device__ __forceinline__ T maximum(T a, T b) {
+  if (isnan_(b)) return isnan_(a) ? a : b;
+  return a <= b ? b : a;
+}
+template <class T> __host__ __device__ __forceinline__ T minimum(T a, T b) {
+  if (isnan_(b)) return isnan_(a) ? a : b;
+  return b <= a ? b : a;
+}
+// The same, giving the first of two equal values.
+template <class T> __host__ __device__ __forceinline__ T maximum_first(T a, T b) {
   if (isnan_(b)) return isnan_(a) ? a : b;
   return a < b ? b : a;
 }
-template <class T> __host__ __device__ __forceinline__ T minimum(T a, T b) {
+template <class T> __host__ __device__ __forceinline__ T minimum_first(T a, T b) {
   if (isnan_(b)) return isnan_(a) ? a : b;
   return b < a ? b : a;
 }
 __host__ __device__ __forceinline__ bool maximum(bool a, bool b) { return a || b; }
 __host__ __device__ __forceinline__ bool minimum(bool a, bool b) { return a && b; }
+__host__ __device__ __forceinline__ bool maximum_first(bool a, bool b) { return a || b; }
+__host__ __device__ __forceinline__ bool minimum_first(bool a, bool b) { return a && b; }
 template <class T> __host__ __device__ __forceinline__ T fmax_(T a, T b) {
   if (isnan_(b)) return a;
   if (isnan_(a)) return b;
@@ -122,7 +136,7 @@ template <class T> __host__ __device__ __forceinline__ T real(T a) { return a; }
 // The operand is still evaluated (it may read a raw array).
 template <class T> __host__ __device__ __forceinline__ T imag(T) { return T(0); }
 template <class T> __host__ __device__ __forceinline__ T conj(T a) { return a; }
-template <class T> __host__ __device__ __forceinline__ T clip(T x, T lo, T hi) { return minimum(maximum(x, lo), hi); }
+template <class T> __host__ __device__ __forceinline__ T clip(T x, T lo, T hi) { return minimum_first(maximum_first(x, lo), hi); }
 
 __host__ __device__ __forceinline__ bool add(bool a, bool b) { return a || b; }
 __host__ __device__ __forceinline__ bool mul(bool a, bool b) { return a && b; }

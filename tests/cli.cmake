@@ -18,4 +18,8 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME numpy_reductions_diff COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/numpy_reductions_diff.py
     $<TARGET_FILE:jitrun> 1500)
   set_tests_properties(numpy_reductions_diff PROPERTIES SKIP_RETURN_CODE 77)
+  # Random elementwise programs against NumPy the same way: 3000 programs of a fixed seed.
+  add_test(NAME numpy_elementwise_diff COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/numpy_elementwise_diff.py
+    $<TARGET_FILE:jitrun> 3000)
+  set_tests_properties(numpy_elementwise_diff PROPERTIES SKIP_RETURN_CODE 77)
 endif()

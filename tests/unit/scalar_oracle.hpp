@@ -180,16 +180,20 @@ template <class T> bool is_nan(T a) {
   else return false;
 }
 // maximum/minimum propagate NaN; fmax/fmin ignore it.
+// Of -0.0 and 0.0 the second, as NumPy's float32/float64 loops; complex
+// values (lexicographic) the first, as its complex loops.
 template <class T> T maximum(T a, T b) {
   if (is_nan(a)) return a;
   if (is_nan(b)) return b;
   if constexpr (std::is_same_v<T, bool>) return a || b;
+  else if constexpr (std::is_floating_point_v<T>) return lt(b, a) ? a : b;
   else return lt(a, b) ? b : a;
 }
 template <class T> T minimum(T a, T b) {
   if (is_nan(a)) return a;
   if (is_nan(b)) return b;
   if constexpr (std::is_same_v<T, bool>) return a && b;
+  else if constexpr (std::is_floating_point_v<T>) return lt(a, b) ? a : b;
   else return lt(b, a) ? b : a;
 }
 template <class T> T fmax(T a, T b) {
@@ -205,7 +209,13 @@ template <class T> T fmin(T a, T b) {
 
 // ---- complex: NumPy's own algorithms (textbook product, Smith's quotient),
 // not C99 Annex G's, so infinities and NaNs come out as NumPy's do ----
+// NumPy's array product: one fused multiply-add a part (its SIMD fmaddsub);
+// its scalar paths (powers of 3 and more) the textbook formula.
 template <class P> std::complex<P> cmul(std::complex<P> a, std::complex<P> b) {
+  const P bd = a.imag() * b.imag(), bc = a.imag() * b.real();
+  return {std::fma(a.real(), b.real(), -bd), std::fma(a.real(), b.imag(), bc)};
+}
+template <class P> std::complex<P> cmul_textbook(std::complex<P> a, std::complex<P> b) {
   return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
 }
 template <class P> std::complex<P> cdiv(std::complex<P> a, std::complex<P> b) {
@@ -246,13 +256,13 @@ template <class P> std::complex<P> cpow(std::complex<P> a, std::complex<P> b) {
     long n = static_cast<long>(b.real());
     if (n == 1) return a;
     if (n == 2) return cmul(a, a);
-    if (n == 3) return cmul(a, cmul(a, a));
+    if (n == 3) return cmul_textbook(a, cmul_textbook(a, a));
     C acc(1, 0), p = a;
     long m = n < 0 ? -n : n;
     for (long mask = 1;; mask <<= 1) {
-      if (m & mask) acc = cmul(acc, p);
+      if (m & mask) acc = cmul_textbook(acc, p);
       if (m < (mask << 1)) break;
-      p = cmul(p, p);
+      p = cmul_textbook(p, p);
     }
     return n < 0 ? cdiv(C(1, 0), acc) : acc;
   }
