@@ -35,18 +35,29 @@ template <class P> __host__ __device__ __forceinline__ complex<P> conj(complex<P
 template <class P> __host__ __device__ __forceinline__ complex<P> mul_textbook(complex<P> a, complex<P> b) {
   return cpack(mul(a.re, b.re) - mul(a.im, b.im), mul(a.re, b.im) + mul(a.im, b.re));
 }
-// On the CPU a NaN or an infinity takes the plain product and sum: the same
-// special value, and the same NaN bits whether the loops were built with the
-// FMA instruction or call the C library's fma (which propagate NaNs apart).
+#ifndef __CUDA_ARCH__
+// On the CPU, a*b + c as a fused operation gives it where an operand is not
+// finite (square(1e38 + inf j) is -inf + inf j, not NaN), with one NaN for
+// every order a compiler gives the operations, whether the loops were built
+// with the FMA instruction or call the C library's fma (which propagate NaNs
+// apart): a NaN operand's own (c's, then a's, then b's), else the default NaN.
+template <class P> __host__ __forceinline__ P fma_special_(P a, P b, P c) {
+  if (c != c) return c + c;
+  if (a != a) return a + a;
+  if (b != b) return b + b;
+  if (isfinite_(a) && isfinite_(b)) return c + c;  // a finite product leaves an infinite c
+  return a * b + c;
+}
+#endif
 __host__ __device__ __forceinline__ float fma_(float a, float b, float c) {
 #ifndef __CUDA_ARCH__
-  if (!(isfinite_(a) && isfinite_(b) && isfinite_(c))) return a * b + c;
+  if (!(isfinite_(a) && isfinite_(b) && isfinite_(c))) return fma_special_(a, b, c);
 #endif
   return fmaf(a, b, c);
 }
 __host__ __device__ __forceinline__ double fma_(double a, double b, double c) {
 #ifndef __CUDA_ARCH__
-  if (!(isfinite_(a) && isfinite_(b) && isfinite_(c))) return a * b + c;
+  if (!(isfinite_(a) && isfinite_(b) && isfinite_(c))) return fma_special_(a, b, c);
 #endif
   return fma(a, b, c);
 }
@@ -173,7 +184,7 @@ template <class T> __host__ __device__ __forceinline__ c128 to_c128(T x) { retur
 // infinite or NaN part spreads as there (im = inf gives a NaN real part) and
 // a negative zero im gives +0 (-0*1 + 0*0).
 template <class P> __host__ __device__ __forceinline__ complex<P> make_complex(complex<P> re, complex<P> im) {
-  return add(re, mul(im, cpack(P(0), P(1))));
+  return add(re, mul_textbook(im, cpack(P(0), P(1))));
 }
 
 // The complex loops of src/lang/ops.def's operations that return a real value.

@@ -172,6 +172,10 @@ class BodyGen {
  public:
   BodyGen(const Program& p) : p_(p), in_used_(p.inputs.size(), false), size_used_(p.inputs.size(), false) {
     use(kPrelude);
+    // Every parameter's type is named in the kernel's signature, read or not
+    // (`r = x` with a complex y needs cj::c128 declared).
+    for (const Param& q : p_.inputs) note_type(q.dtype);
+    for (const Var& v : p_.outputs) note_type(v.dtype);
   }
 
   void run() {

@@ -78,6 +78,10 @@ expect 0 "cubin to $TMP/k.cubin" -- --emit cubin -o "$TMP/k.cubin" -i 'x=rand(10
 expect 1 "give its path with -o PATH" -- --emit cubin -i 'x=rand(10)' 'out = x * 2'
 expect 1 "--emit" -- --emit llvm -i 'x=rand(10)' 'out = x * 2'
 expect 1 "--arch smXX" -- --emit ptx --arch smXX -i 'x=rand(10)' 'out = x * 2'
+# A parameter the program does not read still has its type in the kernel's signature (the complex and
+# float16 headers were left out: "namespace cj has no member c128", exit 5).
+expect 0 ".entry jitrun(" -- --emit ptx --arch sm_80 -i 'x=rand(10)' -i 'y=rand(10):complex128' 'out = x * 2'
+expect 0 ".entry jitrun(" -- --emit ptx --arch sm_80 -i 'x=rand(10)' -i 'y=rand(10):float16' -i 'z=rand(10):complex64' 'out = x'
 
 # The CPU's math library: SLEEF's vector functions or the C library, both
 # within the accuracy contract; CUJIT_CPU_MATH picks the C library or is an error.

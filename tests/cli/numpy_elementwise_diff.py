@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Random elementwise programs against NumPy through jitrun --device cpu: the oracle on programs nobody wrote.
 
-    numpy_elementwise_diff.py JITRUN [CASES] [SEED]
+    numpy_elementwise_diff.py JITRUN [CASES] [SEED] [DEVICE]
+
+(DEVICE: jitrun's --device, cpu by default; 0 runs the same programs on the first GPU.)
 
 Each case draws two arrays (x of 0-2 dimensions, y of x's shape, one row of it or 0-d; any dtype but
 bfloat16, which NumPy lacks; NaNs, infinities, signed zeros, subnormals and integer extremes mixed in)
@@ -233,6 +235,7 @@ def main():
     jitrun = sys.argv[1]
     cases = int(sys.argv[2]) if len(sys.argv) > 2 else 400
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 20261128
+    device = sys.argv[4] if len(sys.argv) > 4 else "cpu"
     rng, r = np.random.default_rng(seed), random.Random(seed)
     tmp = tempfile.mkdtemp(prefix="cujit_numpy_ediff_")
     paths = {n: os.path.join(tmp, n + ".npy") for n in ("x", "y", "r")}
@@ -258,7 +261,7 @@ def main():
         if os.path.exists(paths["r"]):
             os.remove(paths["r"])
         prog = "r = " + src
-        p = subprocess.run([jitrun, "--device", "cpu", "-i", "x=" + paths["x"], "-i", "y=" + paths["y"],
+        p = subprocess.run([jitrun, "--device", device, "-i", "x=" + paths["x"], "-i", "y=" + paths["y"],
                             "-o", "r=" + paths["r"], prog], capture_output=True, text=True)
         ran += 1
         tag = "case %d: %s  (x: %s %s, y: %s %s)" % (k, prog, env["x"].dtype, list(env["x"].shape),
