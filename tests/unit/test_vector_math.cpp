@@ -186,6 +186,71 @@ TEST_CASE("float32 power: correctly rounded, NumPy's special values", "[vector_m
   }
 }
 
+// The float32 power against powl rounded once (64 bits of mantissa, so the
+// correctly rounded float but for results within ~2^-63 of a rounding
+// boundary): every result is that or its neighbour, and a neighbour only where
+// the exact power is within 2^-43 max(1, |y|) of the boundary between them
+// (relative; measured: 2^-44.1 on AVX-512, none on AVX2). Edge inputs: bases an ulp or a few from 1 with large
+// exponents, results near float's overflow and in its subnormal range. And a
+// lane's result does not depend on its neighbours: lanes beside an exponent
+// that takes the exact path (2, 0.5, -1) or a base the C library answers get
+// the same bits as without them.
+TEST_CASE("float32 power: correctly rounded but near a boundary, whatever the neighbours", "[vector_math]") {
+  if (!sleef_in_use()) {
+    CUJIT_SKIP("SLEEF is not in use here (" + cpu::cpu_math() + "): the C library's powf is used; install libsleef3");
+  }
+  DType rt = DType::Float32;
+  const cpu::Loop loop = cpu::op_loop(builtin(Op::Power), DType::Float32, 2, rt);
+  std::mt19937_64 g(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::size_t n = 1 << 20;
+  std::vector<float> x(n), y(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    switch (k % 6) {
+      case 0: x[k] = static_cast<float>(std::exp2(u(g) * 60 - 30)), y[k] = static_cast<float>((u(g) - 0.5) * 8); break;
+      case 1: {  // any positive finite base, exponents to +-2
+        const std::uint32_t bits = static_cast<std::uint32_t>(g()) % 0x7f800000u;
+        std::memcpy(&x[k], &bits, 4);
+        y[k] = static_cast<float>((u(g) - 0.5) * 4);
+        break;
+      }
+      case 2: x[k] = 1.0f + static_cast<float>(static_cast<int>(g() % 64) - 32) * 0x1p-24f, y[k] = static_cast<float>((u(g) - 0.5) * 2e7); break;
+      case 3: x[k] = static_cast<float>(0.1 + 2 * u(g)), y[k] = static_cast<float>(0.1 + 2 * u(g)); break;  // the benchmark's
+      case 4: x[k] = static_cast<float>(1 + u(g)), y[k] = static_cast<float>(127.5 / std::log2(x[k]) + (u(g) - 0.5)); break;
+      default: x[k] = static_cast<float>(0.25 + 0.5 * u(g)), y[k] = static_cast<float>((120 + 30 * u(g)) / -std::log2(x[k])); break;
+    }
+  }
+  const std::vector<float> got = run(loop, x, y, 2);
+  std::size_t misrounded = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const long double exact = std::pow(static_cast<long double>(x[k]), static_cast<long double>(y[k]));
+    const float want = static_cast<float>(exact);
+    INFO("x = " << std::hexfloat << x[k] << ", y = " << y[k] << ", got " << got[k] << ", want " << want);
+    if (!std::isfinite(want) || want == 0) {
+      REQUIRE(std::memcmp(&got[k], &want, 4) == 0);
+      continue;
+    }
+    if (got[k] == want) continue;
+    REQUIRE(ulps(got[k], want) == 1);
+    // Where the two neighbours meet, taken as the boundary (exact in long double).
+    const long double mid = (static_cast<long double>(got[k]) + static_cast<long double>(want)) / 2;
+    // The error of t = y log2 x grows with |y|: the bound is relative to max(1, |y|).
+    REQUIRE(std::fabs(exact - mid) <= std::fabs(mid) * 0x1p-43L * std::max(1.0L, std::fabs(static_cast<long double>(y[k]))));
+    ++misrounded;
+  }
+  CHECK(misrounded <= n / 10000);  // AVX-512: 62 (the largest 2^-44.1 max(1, |y|) from the boundary); AVX2: 0
+  // Neighbours: every 16th lane's exponent 2 (the exact path), every 37th base -1.
+  std::vector<float> x2 = x, y2 = y;
+  for (std::size_t k = 5; k < n; k += 16) y2[k] = 2.0f;
+  for (std::size_t k = 3; k < n; k += 37) x2[k] = -1.0f;
+  const std::vector<float> mixed = run(loop, x2, y2, 2);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (x2[k] != x[k] || y2[k] != y[k]) continue;
+    INFO("x = " << std::hexfloat << x[k] << ", y = " << y[k]);
+    REQUIRE(std::memcmp(&got[k], &mixed[k], 4) == 0);
+  }
+}
+
 TEST_CASE("float32 tanh: within its bound of the exact value over a sample of every float", "[vector_math]") {
   if (!sleef_in_use()) {
     CUJIT_SKIP("SLEEF is not in use here (" + cpu::cpu_math() + "): the C library's tanhf is used; install libsleef3");
