@@ -173,6 +173,8 @@ def expression(r, env):
         return a
     # A transcendental on top, perhaps combined with another exact part by + or *.
     name = r.choice(list(TRANS))
+    if name == "power" and kind_of(a, env) == "c":
+        name = "exp"  # complex powers have a bound of their own (docs/language.md, "Accuracy")
     fn = TRANS[name]
     if name in ("arctan2", "hypot", "power"):
         b = exact_tree(r, env, 1)
