@@ -159,8 +159,8 @@ def exact_tree(r, env, depth):
     b = lit_node(r, k) if r.random() < 0.3 else exact_tree(r, env, depth - 1)
     if r.random() < 0.5:
         a, b = b, a
-    if name == "**" and (kind_of(a, env), kind_of(b, env)) != ("i", "i"):
-        name, fn = "*", np.multiply  # a float power is not exactly rounded: power() on top draws it
+    if name == "**" and kind_of(Node("", lambda e: ev(np.power, a.fn(e), b.fn(e))), env) not in ("i", None):
+        name, fn = "*", np.multiply  # a float power (int64 ** uint64 too) is not exactly rounded: power() on top draws it
     if name in ("<<", ">>") and "b" in (kind_of(a, env), kind_of(b, env)):
         name, fn = "|", np.bitwise_or  # shifts of bools: an error in the language (NumPy lifts them)
     src = "(%s %s %s)" % (a.src, name, b.src) if name in INFIX else "%s(%s, %s)" % (name, a.src, b.src)
