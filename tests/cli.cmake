@@ -18,8 +18,15 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME numpy_reductions_diff COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/numpy_reductions_diff.py
     $<TARGET_FILE:jitrun> 1500)
   set_tests_properties(numpy_reductions_diff PROPERTIES SKIP_RETURN_CODE 77)
-  # Random elementwise programs against NumPy the same way: 3000 programs of a fixed seed.
-  add_test(NAME numpy_elementwise_diff COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/numpy_elementwise_diff.py
-    $<TARGET_FILE:jitrun> 3000)
-  set_tests_properties(numpy_elementwise_diff PROPERTIES SKIP_RETURN_CODE 77)
+  # Random elementwise programs against NumPy the same way: 3000 programs of a fixed seed. Its oracle
+  # is NumPy 2 (the contract); NumPy 1.x (Debian 12's 1.24) rounds, promotes and multiplies complex
+  # numbers by other rules, so the test exists only where NumPy 2 is installed.
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import numpy, sys; sys.exit(int(numpy.__version__.split('.')[0]) < 2)"
+    RESULT_VARIABLE cujit_numpy2 OUTPUT_QUIET ERROR_QUIET)
+  if(cujit_numpy2 EQUAL 0)
+    add_test(NAME numpy_elementwise_diff COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/numpy_elementwise_diff.py
+      $<TARGET_FILE:jitrun> 3000)
+  else()
+    message(STATUS "cujit: NumPy 2 not found: the test numpy_elementwise_diff (NumPy 2 is its oracle) is left out")
+  endif()
 endif()
