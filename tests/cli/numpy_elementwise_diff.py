@@ -237,6 +237,16 @@ def same(got, want, node, env):
     return True
 
 
+def first_difference(got, want):
+    """The flat index of the first element whose bits differ (0 where dtypes or shapes do), for the message."""
+    if got.shape != want.shape or got.dtype != want.dtype or got.size == 0:
+        return 0
+    g = np.ascontiguousarray(got).reshape(-1).view(np.uint8).reshape(got.size, -1)
+    w = np.ascontiguousarray(want).reshape(-1).view(np.uint8).reshape(want.size, -1)
+    idx = np.flatnonzero((g != w).any(axis=1))
+    return int(idx[0]) if len(idx) else 0
+
+
 def main():
     jitrun = sys.argv[1]
     cases = int(sys.argv[2]) if len(sys.argv) > 2 else 400
@@ -288,11 +298,7 @@ def main():
             continue
         got = np.load(paths["r"])
         if not same(got, want, node, env):
-            with np.errstate(all="ignore"):
-                diff = np.flatnonzero(~((got == want) | (np.isnan(got) & np.isnan(want))) if got.shape == want.shape
-                                      and got.dtype.kind in "fc" else np.asarray(got != want).ravel()) \
-                    if got.shape == want.shape else []
-            at = int(diff[0]) if len(diff) else 0
+            at = first_difference(got, want)
             print("FAIL %s: NumPy %s %s %s; jitrun %s %s %s (first difference at flat %d)" % (
                 tag, want.dtype, list(want.shape), want.ravel()[at:at + 3], got.dtype, list(got.shape),
                 got.ravel()[at:at + 3], at))
