@@ -273,7 +273,7 @@ std::string ReducePlan::key() const {
                           : fmt::format("group t{} v{} g{} items{}", threads, vec, group, items);
     case Variant::Rows:
       return fmt::format("rows t{} v{}{} c{}x{} items{}", threads, vec, slots == 1 ? " slots" : "", chunk, splits, items);
-    case Variant::Cols: return fmt::format("cols t{}x{} v{} k{}x{} items{}", tx, ty, vec, chunk, splits, items);
+    case Variant::Cols: return fmt::format("cols t{}x{} v{}{} k{}x{} items{}", tx, ty, vec, flat ? " flat" : "", chunk, splits, items);
   }
   return "?";
 }
@@ -286,7 +286,7 @@ std::string ReducePlan::source_key() const {
              (index32 ? " i32" : "");
     case Variant::Rows:
       return fmt::format("rows t{} v{}x{}{}{}", threads, vec, unroll, slots == 1 ? " slots" : "", index32 ? " i32" : "");
-    case Variant::Cols: return fmt::format("cols t{}x{} v{}x{}{}", tx, ty, vec, unroll, index32 ? " i32" : "");
+    case Variant::Cols: return fmt::format("cols t{}x{} v{}x{}{}{}", tx, ty, vec, unroll, flat ? " flat" : "", index32 ? " i32" : "");
   }
   return "?";
 }
@@ -376,6 +376,7 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
   while (ty > 1 && sh.len < 16LL * ty && sh.outer * cdiv(ncv, kThreads / (ty / 2)) >= kTargetItems) ty /= 2;
   p.ty = ty;
   p.tx = kThreads / ty;
+  p.flat = sh.len == 1;  // then outer is 1 (flat_when_unreduced) and ty 1
   const long long tiles = cdiv(ncv, p.tx);
   const long long kstep = static_cast<long long>(ty) * p.unroll;
   const long long most = std::max(1LL, cdiv(sh.len, kstep));
@@ -433,6 +434,7 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
     file = "kernel_reduce_cols.cu";
     vars["TX"] = std::to_string(plan.tx);
     vars["TY"] = std::to_string(plan.ty);
+    vars["FLAT"] = plan.flat ? "1" : "0";
     vars["KERNEL_NAME"] = "cj_reduce_cols";
   } else {
     vars["KERNEL_NAME"] = "cj_reduce_rows";
@@ -578,6 +580,9 @@ void ReduceKernels::launch(int device, const ReduceSpec& spec, const ReduceShape
   const ReducePlan plan = forced ? *forced : reduce_plan(spec, sh);
   if (sh.outer * sh.inner == 0) return;
   if (ws.device() != device) fail(ErrorCode::Usage, "reduction workspace of device {} used on device {}", ws.device(), device);
+  // The flat variant's kernel is only the copy: a forced plan may not carry it to another shape.
+  if (plan.flat && (sh.len != 1 || sh.outer != 1 || plan.ty != 1 || plan.splits != 1))
+    fail(ErrorCode::Internal, "flat reduction plan '{}' launched on shape [{}, {}, {}]", plan.key(), sh.outer, sh.len, sh.inner);
   const bool vector_loads = vector_loads_for(plan, sh, spec.inputs.size(), inputs);
   const char* name = kernel_name(plan);
   ScopedContext ctx(device);

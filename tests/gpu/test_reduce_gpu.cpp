@@ -191,6 +191,9 @@ const ReduceShape kShapes[] = {
     {3, 7, 4096},    {1, 4, 1 << 18}, {2, 100, 1000},   {1, 1 << 13, 256},     {5, 0, 3},
     // Enough short rows for the group kernel's row sets (a last, partial set; a tail past the vectors).
     {(1 << 20) + 5, 4, 1}, {(1 << 18) + 3, 17, 1},
+    // Axes of length 1 (the columns kernel's flat copy): many vectors per
+    // thread, a last partial vector, outer rows folded into one.
+    {3, 1, (1 << 18) + 5}, {7, 1, 4099},
 };
 
 struct Result {

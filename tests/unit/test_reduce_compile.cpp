@@ -52,6 +52,9 @@ TEST_CASE("reduction plans: variants by shape", "[reduce]") {
   CHECK(reduce_plan(amax, {1, 1LL << 31, 1}).source_key() == "rows t256 v4x4 slots");
   // Few rows of many columns: one thread walks every row of its columns.
   CHECK(reduce_plan(f32, {1, 4, 1 << 24}).key() == "cols t256x1 v4 k4x1 items16384");
+  // An axis of length 1: the flat copy variant, outer rows folded into the columns.
+  CHECK(reduce_plan(f32, {7, 1, 4099}).key() == "cols t256x1 v4 flat k1x1 items29");
+  CHECK(reduce_plan(f32, {7, 1, 4099}).source_key() == "cols t256x1 v4x4 flat");
   CHECK(reduce_plan(f32, {1, 64, 1 << 20}).key() == "cols t64x4 v4 k64x1 items4096");
   CHECK(reduce_plan(f32, {1, 1 << 13, 1 << 13}).key() == "cols t32x8 v4 k512x16 items1024");
   // The plan needs no device: it is the same on every GPU.
@@ -103,6 +106,11 @@ TEST_CASE("reduction kernels compile in every variant", "[reduce][nvrtc]") {
       compiles(ReduceKernels::source(c.spec, p, (k + s) % 2 == 0), std::string(c.what) + " " + p.key());
     }
     ++k;
+  }
+  // An axis of length 1 (the columns kernel's flat copy), with argmax's index and var's post-map.
+  for (const Case& c : {cases[2], cases[5]}) {
+    const ReducePlan p = reduce_plan(c.spec, {7, 1, 4099});
+    compiles(ReduceKernels::source(c.spec, p, true), std::string(c.what) + " " + p.key());
   }
   RowNormSpec rn;
   rn.inputs = {{"x", DType::Float32}};
