@@ -199,16 +199,26 @@ int main() {
       plan = "rownorm";
     } else if (f.size() > 6) {
       // A seventh field: the planner's plan with that many chunks a row (the
-      // rows variant), to measure chunk counts for it; the launch may still
-      // make whole rounds of them (reduce_launch.cpp).
+      // rows variant; the launch may still make whole rounds of them,
+      // reduce_launch.cpp) or splits of the reduced axis (the columns
+      // variant), to measure those counts.
       const ReduceSpec spec = spec_of(op, t);
       ReducePlan forced = reduce_plan(spec, sh);
       const long long want = std::stoll(f[6]);
-      forced.chunk = std::max<long long>(forced.vec, (sh.len + want - 1) / want / forced.vec * forced.vec);
-      forced.splits = static_cast<int>((sh.len + forced.chunk - 1) / forced.chunk);
-      forced.items = sh.outer * forced.splits;
-      forced.partial_count = static_cast<std::size_t>(forced.items);
-      forced.counters = static_cast<std::size_t>(sh.outer);
+      if (forced.variant == ReducePlan::Variant::Cols) {
+        const long long tiles = ((sh.inner + forced.vec - 1) / forced.vec + forced.tx - 1) / forced.tx;
+        forced.chunk = std::max<long long>(1, (sh.len + want - 1) / want);
+        forced.splits = static_cast<int>((sh.len + forced.chunk - 1) / forced.chunk);
+        forced.items = sh.outer * tiles * forced.splits;
+        forced.partial_count = forced.splits > 1 ? static_cast<std::size_t>(forced.items * forced.tx * forced.vec) : 0;
+        forced.counters = forced.splits > 1 ? static_cast<std::size_t>(sh.outer * tiles) : 0;
+      } else {
+        forced.chunk = std::max<long long>(forced.vec, (sh.len + want - 1) / want / forced.vec * forced.vec);
+        forced.splits = static_cast<int>((sh.len + forced.chunk - 1) / forced.chunk);
+        forced.items = sh.outer * forced.splits;
+        forced.partial_count = static_cast<std::size_t>(forced.items);
+        forced.counters = static_cast<std::size_t>(sh.outer);
+      }
       plan = forced.key();
       ms = timed([&] { kernels.launch(0, spec, sh, ptrs, out.ptr(), ws, nullptr, &forced); });
     } else {
