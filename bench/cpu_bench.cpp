@@ -14,6 +14,8 @@
 //                         call's steady cost, which one call woken from a pipe
 //                         read cannot show: its time is mostly the wake-up)
 //   info                  which instruction set the loops and the math run on
+//   target NAME           force the loops of one dispatch target (avx512, avx2,
+//                         baseline), as the tests do -> "ok"
 //   triad N               a STREAM triad a[i] = b[i] + 3 c[i] on N float64
 //                         elements, split over the threads, arrays kept
 //                         between calls (first touched by their thread);
@@ -204,6 +206,11 @@ int main() {
         double cpu = (cpu_ms() - c0) / times;
         if (cmd == "save") cujit::write_npy(path, outs.at(0).array.view());
         std::printf("%.4f %.4f\n", ms, cpu);
+      } else if (cmd == "target") {  // the loops of one dispatch target (avx512, avx2, baseline), as the tests force them
+        std::string name;
+        in >> name;
+        cujit::cpu::force_loop_target(name);
+        std::printf("ok\n");
       } else if (cmd == "info") {
         std::printf("loops %s, math %s\n", cujit::cpu::loop_target().c_str(), cujit::cpu::cpu_math().c_str());
       } else if (cmd == "triad") {

@@ -2,7 +2,7 @@
 """cujit's CPU evaluator against numexpr, NumPy and Numba, side by side in one run.
 
     python3 bench/cpu_peers.py --bench-cpu build/bench/bench_cpu [--sizes 1e3,1e5,1e6,1e7,1e8]
-        [--reps 5] [--threads N] [--before OLD_BENCH_CPU] [--out bench/results/cpu_DATE.md] [--plot FILE.png]
+        [--reps 5] [--threads N] [--before OLD_BENCH_CPU] [--isa native|avx2] [--out bench/results/cpu_DATE.md] [--plot FILE.png]
 
 For each size the inputs are made once with NumPy (seeded), written as .npy to
 a temporary folder (in /dev/shm when there is one) and mapped by both this
@@ -43,6 +43,19 @@ import math
 # system's call, the triad); they sleep between calls, as cujit's and
 # numexpr's threads do, unless the caller says otherwise.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+# --isa avx2: every system as on a CPU with AVX2 and no AVX-512 (issue 21's
+# goal holds on both), set before NumPy and Numba are imported, since both
+# pick their code at import: NumPy's dispatch without its AVX-512 targets,
+# Numba's LLVM for Haswell, cujit's loops forced to AVX2 (bench_cpu's
+# `target`) with SLEEF's AVX2 functions (CUJIT_CPU_MATH=avx2). numexpr's loops
+# have no dispatch (its wheel's one build runs on both).
+ISA = next((a.split("=", 1)[1] if "=" in a else sys.argv[i + 1]
+            for i, a in enumerate(sys.argv) if a.startswith("--isa") and ("=" in a or i + 1 < len(sys.argv))), "native")
+NPY_AVX512 = "X86_V4 AVX512_ICL AVX512_SPR"  # NumPy 2.4's AVX-512 dispatch targets
+if ISA == "avx2":
+    os.environ["NPY_DISABLE_CPU_FEATURES"] = NPY_AVX512
+    os.environ["NUMBA_CPU_NAME"] = "haswell"
 
 import numba
 import numexpr as ne
@@ -118,10 +131,31 @@ def make_inputs(n, rng):
     }
 
 
+def isa_line():
+    """What --isa chose, and the targets NumPy's own dispatch picked for these programs' ufuncs."""
+    try:
+        from numpy.lib.introspect import opt_func_info
+        info = opt_func_info(func_name="sin|cos|exp|tanh|power|add|multiply|clip|sqrt|arctan2|where|greater",
+                             signature="float32.*|float64.*|int32.*")
+        picked = ", ".join(sorted({d["current"] for v in info.values() for d in v.values() if d.get("current")}))
+    except Exception as e:  # an older NumPy
+        picked = f"unknown ({e})"
+    if ISA == "avx2":
+        what = (f"AVX2 without AVX-512 for every system (NumPy with NPY_DISABLE_CPU_FEATURES=\"{NPY_AVX512}\", Numba "
+                "with NUMBA_CPU_NAME=haswell, cujit's loops forced to AVX2 and SLEEF's AVX2 functions)")
+    else:
+        what = "each system's best for this CPU"
+    return f"{what}; NumPy's loops for these programs dispatch to {picked}"
+
+
 class Cujit:
     def __init__(self, exe, threads):
         env = dict(os.environ, CUJIT_NUM_THREADS=str(threads))
+        if ISA == "avx2":
+            env["CUJIT_CPU_MATH"] = "avx2"
         self.p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        if ISA == "avx2":
+            self.cmd("target avx2")
 
     def cmd(self, line):
         self.p.stdin.write(line + "\n")
@@ -185,6 +219,8 @@ def main():
                     help="untimed interleaved calls of every system before each program's timed ones")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--only", help="comma-separated program names")
+    ap.add_argument("--isa", choices=["native", "avx2"], default="native",
+                    help="avx2: every system without AVX-512 (NumPy's dispatch, Numba's target, cujit's loops and SLEEF)")
     ap.add_argument("--out", help="write the markdown table here")
     ap.add_argument("--plot", help="write a PNG plot here")
     args = ap.parse_args()
@@ -313,6 +349,7 @@ def main():
         f"Python {platform.python_version()}, NumPy {np.__version__}, numexpr {ne.__version__} "
         f"(VML {'on' if ne.use_vml else 'off'}), Numba {_nb.__version__}. Threads: {args.threads} for cujit, numexpr "
         f"and Numba (NumPy: 1). cujit's {loops}.",
+        f"Instruction sets: {isa_line()}.",
         f"Load average (1 minute) {load_before[0]:.2f} at the start, {load_after[0]:.2f} at the end. The systems ran "
         f"interleaved, back to back for each repetition, each repetition starting with the next system ({args.reps} repetitions, {max(3, args.reps // 2)} at 1e8, "
         f"{reps_at(args.reps, 1)} at {SMALL:.0e} elements or fewer, each there the mean of {SMALL_BATCH} calls back to back, "
