@@ -189,14 +189,17 @@ Loop gather_for(std::size_t item) {
 }
 
 // x[j] on a raw parameter: by flat C-order position, whatever the strides.
+// The view and the name by value: a plan outlives the input list and the
+// program it was made from where a reduction's map runs block by block
+// (pointers into them were read after they were freed: fuzz_frontend, ASan).
 struct RawIndex {
-  const ArrayView* view;
-  const std::string* name;
+  ArrayView view;
+  std::string name;
   std::size_t item;
 };
 void raw_index_loop(const Instr& in, const Chunk& c) {
   const RawIndex& r = *static_cast<const RawIndex*>(in.info);
-  const ArrayView& v = *r.view;
+  const ArrayView& v = r.view;
   const auto* j = static_cast<const std::int64_t*>(c.reg[in.arg[0]]);
   auto* y = static_cast<unsigned char*>(c.reg[in.out]);
   const std::int64_t size = v.size();
@@ -204,7 +207,7 @@ void raw_index_loop(const Instr& in, const Chunk& c) {
   for (std::size_t q = 0; q < c.n; ++q) {
     std::int64_t idx = j[q];
     if (idx < 0 || idx >= size)
-      fail(ErrorCode::Data, "index {} is out of bounds for raw parameter '{}' of size {}", idx, *r.name, size);
+      fail(ErrorCode::Data, "index {} is out of bounds for raw parameter '{}' of size {}", idx, r.name, size);
     std::int64_t o = 0;
     if (contiguous) {
       o = idx * static_cast<std::int64_t>(r.item);
@@ -580,7 +583,7 @@ class Planner {
     std::size_t k = static_cast<std::size_t>(e.args[0]->slot);
     const ArrayView& v = in_[k].view;
     Val j = convert(eval(*e.args[1]), DType::Int64);
-    plan_.raws.push_back(std::make_unique<RawIndex>(RawIndex{&v, &p_.inputs[k].name, dtype_size(v.dtype)}));
+    plan_.raws.push_back(std::make_unique<RawIndex>(RawIndex{v, p_.inputs[k].name, dtype_size(v.dtype)}));
     return emit(raw_index_loop, v.dtype, {j}, plan_.raws.back().get(), CanFail);
   }
 

@@ -113,6 +113,29 @@ TEST_CASE("blocked evaluator: the error is the first failing element's, whatever
   }
 }
 
+TEST_CASE("a reduction's map that indexes a raw parameter runs fused block by block", "[eval][blocked][reduce]") {
+  // The map's plan outlives the input list it was made from (fuzz_frontend
+  // found its raw index reading that list after it was freed, under ASan).
+  const std::int64_t N = 200000;
+  HostArray y = iota_f32({N});
+  HostArray r = iota_f32({4}, 0.5f);
+  double want = 0;
+  for (std::int64_t k = 0; k < N; ++k) want += static_cast<double>(y.as<float>()[k]) + static_cast<double>(r.as<float>()[1]);
+  for (int threads : {1, 2, 4}) {
+    INFO("threads " << threads);
+    std::vector<Output> out = run("out = sum(r[1] + y)", {{"r", r.view(), false, true}, {"y", y.view()}}, threads);
+    CHECK(std::abs(static_cast<double>(out[0].array.as<float>()[0]) - want) <= 1e-5 * std::abs(want));
+    // Out of bounds: the Data error, from whichever thread meets it first, never a crash.
+    try {
+      run("out = sum(r[9] + y)", {{"r", r.view(), false, true}, {"y", y.view()}}, threads);
+      FAIL("expected an error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::Data);
+      CHECK(std::string(e.what()) == "index 9 is out of bounds for raw parameter 'r' of size 4");
+    }
+  }
+}
+
 TEST_CASE("blocked evaluator: progress reaches the total once, from the calling thread", "[eval][blocked]") {
   HostArray x = iota_f32({50000});
   std::vector<std::int64_t> seen;
