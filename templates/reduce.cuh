@@ -317,6 +317,28 @@ template <class T> __device__ __forceinline__ T load_cg(const T* p) {
   return u.t;
 }
 
+// N adjacent accumulators by the widest loads that bypass L1 (16, 8 or 4
+// bytes): the caller's p lies a whole multiple of N accumulators past a base
+// aligned to 256 bytes, so it is aligned to the width chosen. A last block
+// that folds thousands of partials one 4-byte load at a time was the tail
+// of the columns kernel's run (H200).
+template <int W> struct word_ { typedef int type; };
+template <> struct word_<8> { typedef int2 type; };
+template <> struct word_<16> { typedef int4 type; };
+template <class T, int N> __device__ __forceinline__ void load_cg_n(const T* p, T (&out)[N]) {
+  enum { BYTES = N * (int)sizeof(T), W = BYTES % 16 == 0 ? 16 : BYTES % 8 == 0 ? 8 : BYTES % 4 == 0 ? 4 : 1 };
+  if (W == 1) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) out[k] = load_cg(p + k);
+    return;
+  }
+  typedef typename cj::red::word_<W>::type word;
+  word w[BYTES / W];
+#pragma unroll
+  for (int k = 0; k < BYTES / W; ++k) w[k] = __ldcg(reinterpret_cast<const word*>(p) + k);
+  memcpy(out, w, BYTES);
+}
+
 // Folds acc[N] into one accumulator in a fixed pairwise tree (N a power of
 // two). A template per level, so that every index is a constant: a loop over
 // the levels left the array in local memory (nvcc does not unroll the nest),
