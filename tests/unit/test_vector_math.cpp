@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -249,6 +250,78 @@ TEST_CASE("float32 power: correctly rounded but near a boundary, whatever the ne
     INFO("x = " << std::hexfloat << x[k] << ", y = " << y[k]);
     REQUIRE(std::memcmp(&got[k], &mixed[k], 4) == 0);
   }
+}
+
+// The general power's edges, lane by lane among ordinary lanes (an exponent
+// that varies, so no chunk takes the constant-exponent path): each result is
+// the one the lane gets alone in a vector of ordinary lanes, and the correctly
+// rounded power (powl once rounded, within an ulp where the C library answers
+// a lane: exponents of 2^32 and more, bases not positive and finite), with the
+// C library's zeros, infinities and NaNs. Edges: exponents that are powers of
+// two (x**0.5, x**2, x**-1 exact, and 1, 4, 0.25, -2, which leave the
+// AVX-512 loop's pipelined path), just below and at 2^32 (its limit), huge,
+// infinite, NaN and zero; bases subnormal, an ulp from 1, the largest, zero,
+// negative (integer exponents), infinite, NaN; results that overflow to inf,
+// underflow to 0, and land in the subnormal range.
+TEST_CASE("float32 power: the general loop's edge lanes among ordinary ones", "[vector_math]") {
+  if (!sleef_in_use()) {
+    CUJIT_SKIP("SLEEF is not in use here (" + cpu::cpu_math() + "): the C library's powf is used; install libsleef3");
+  }
+  DType rt = DType::Float32;
+  const cpu::Loop loop = cpu::op_loop(builtin(Op::Power), DType::Float32, 2, rt);
+  const float inf = INFINITY, tiny = std::numeric_limits<float>::denorm_min();
+  const float exps[] = {0.5f, 2.0f, -1.0f, 1.0f, 4.0f, 0.25f, -2.0f, 3.0f, -3.0f, 0.0f, -0.0f, 0x1.fffffep31f, -0x1.fffffep31f,
+                        0x1p32f, -0x1p32f, 0x1p33f, 3e38f, inf, -inf, NAN, 1e7f, -1e7f, 127.9f, -149.5f, 2.5f, 1e-8f};
+  const float bases[] = {0.0f, -0.0f, tiny, 0x1p-140f, 0x1.8p-127f, std::numeric_limits<float>::min(), 1.0f, 0x1.000002p0f,
+                         0x1.fffffep-1f, std::numeric_limits<float>::max(), -2.0f, -0.5f, -1.0f, -3.0f, inf, -inf, NAN, 2.0f,
+                         0.5f, 10.0f, 0.1f, 1.99f};
+  std::mt19937_64 g(23);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::size_t n = 4 * 4096 + 5;  // several chunks and a partial vector
+  std::vector<float> x(n), y(n);
+  std::vector<std::size_t> edge;
+  for (std::size_t k = 0; k < n; ++k) {
+    x[k] = static_cast<float>(0.1 + 2 * u(g)), y[k] = static_cast<float>(0.1 + 2 * u(g));  // the benchmark's
+    if (k % 5 == 3) {  // one edge lane in most vectors, at every position
+      const std::size_t e = edge.size();
+      x[k] = bases[e % (sizeof bases / sizeof bases[0])];
+      y[k] = exps[e / (sizeof bases / sizeof bases[0]) % (sizeof exps / sizeof exps[0])];
+      if (e % 3 == 0) x[k] = static_cast<float>(0.1 + 2 * u(g));  // also an edge exponent on an ordinary base
+      edge.push_back(k);
+    }
+  }
+  const std::vector<float> got = run(loop, x, y, 2);
+  for (std::size_t k : edge) {
+    // The lane alone: the same vector position among ordinary lanes.
+    std::vector<float> x1(16), y1(16);
+    for (std::size_t j = 0; j < 16; ++j) x1[j] = 1.5f, y1[j] = 0.75f;
+    x1[k % 16] = x[k], y1[k % 16] = y[k];
+    const float alone = run(loop, x1, y1, 2)[k % 16];
+    const float lib = std::pow(x[k], y[k]);
+    const float want = static_cast<float>(std::pow(static_cast<long double>(x[k]), static_cast<long double>(y[k])));
+    INFO("x = " << std::hexfloat << x[k] << ", y = " << y[k] << ", got " << got[k] << ", alone " << alone << ", want "
+                << want << ", powf " << lib);
+    REQUIRE(std::memcmp(&got[k], &alone, 4) == 0);
+    if (std::isnan(lib) || !std::isfinite(lib) || lib == 0 || x[k] == 1.0f || y[k] == 0.0f) {
+      REQUIRE(std::memcmp(&got[k], &lib, 4) == 0);  // NumPy's special values, the C library's
+      continue;
+    }
+    if (y[k] == 2.0f) REQUIRE(got[k] == x[k] * x[k]);
+    if (y[k] == -1.0f) REQUIRE(got[k] == 1.0f / x[k]);
+    if (y[k] == 0.5f) REQUIRE(got[k] == std::sqrt(x[k]));
+    REQUIRE(ulps(got[k], want) <= 1);
+  }
+  // The ordinary lanes beside them: the correctly rounded power, but for
+  // inputs within ~2^-44 of a rounding boundary.
+  std::size_t misrounded = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k % 5 == 3) continue;
+    const float want = static_cast<float>(std::pow(static_cast<long double>(x[k]), static_cast<long double>(y[k])));
+    INFO("x = " << std::hexfloat << x[k] << ", y = " << y[k] << ", got " << got[k] << ", want " << want);
+    REQUIRE(ulps(got[k], want) <= 1);
+    misrounded += got[k] != want;
+  }
+  CHECK(misrounded <= 2);
 }
 
 TEST_CASE("float32 tanh: within its bound of the exact value over a sample of every float", "[vector_math]") {
