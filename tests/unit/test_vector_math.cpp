@@ -367,3 +367,61 @@ TEST_CASE("float32 tanh: within its bound of the exact value over a sample of ev
   INFO("worst " << worst << " ulp");
   CHECK(worst <= bound);
 }
+
+TEST_CASE("float32 tanh: edge lanes among ordinary ones", "[vector_math]") {
+  if (!sleef_in_use()) {
+    CUJIT_SKIP("SLEEF is not in use here (" + cpu::cpu_math() + "): the C library's tanhf is used; install libsleef3");
+  }
+  const bool own = cpu::cpu_math().find("AVX-512") != std::string::npos;
+  DType rt = DType::Float32;
+  const cpu::Loop loop = cpu::op_loop(builtin(Op::Tanh), DType::Float32, 1, rt);
+  auto from_bits = [](std::uint32_t b) {
+    float v;
+    std::memcpy(&v, &b, 4);
+    return v;
+  };
+  const float inf = INFINITY, tiny = std::numeric_limits<float>::denorm_min();
+  // Special values, subnormals, saturation, and the ends of the AVX-512
+  // loop's first intervals (its index raises |x| below 2^-4 to 0.0546875).
+  const float edges[] = {0.0f, -0.0f, tiny, -tiny, 0x1.8p-130f, -0x1.8p-127f, std::numeric_limits<float>::min(),
+                         inf, -inf, from_bits(0x7fc00000u), from_bits(0xffc12345u), from_bits(0x7f800001u),
+                         from_bits(0xff812345u), 9.01f, -9.02f, 9.5f, 9.500001f, 20.0f, -3e38f, 8.0f, 0x1.fffffep2f,
+                         0.0546875f, 0x1.bffffep-5f, 0x1.fffffep-5f, 0.0625f, -0.0625f, 0x1p-12f, 0.125f, 2.0f};
+  std::mt19937_64 g(29);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::size_t n = 2 * 4096 + 7;  // two chunks and a partial vector
+  std::vector<float> x(n), y(n);
+  std::vector<std::size_t> edge;
+  for (std::size_t k = 0; k < n; ++k) {
+    x[k] = static_cast<float>(u(g) < 0.5 ? 0.1 + 2 * u(g) : -8 * u(g));  // the benchmark's, and both signs
+    if (k % 7 == 2) {  // one edge lane in most vectors, at every position
+      x[k] = edges[edge.size() % (sizeof edges / sizeof edges[0])];
+      edge.push_back(k);
+    }
+  }
+  y = x;
+  const std::vector<float> got = run(loop, x, y, 1);
+  for (std::size_t k = 0; k < n; ++k) {
+    // The lane alone: the same vector position among ordinary lanes.
+    std::vector<float> x1(16, 0.75f);
+    x1[k % 16] = x[k];
+    std::vector<float> y1 = x1;
+    const float alone = run(loop, x1, y1, 1)[k % 16];
+    INFO("tanh(" << std::hexfloat << x[k] << ") = " << got[k] << ", alone " << alone);
+    REQUIRE(std::memcmp(&got[k], &alone, 4) == 0);
+    if (std::isnan(x[k])) {
+      if (own) REQUIRE(std::memcmp(&got[k], &x[k], 4) == 0);  // x itself: sign, payload, signaling bit
+      else REQUIRE(std::isnan(got[k]));
+      continue;
+    }
+    const double exact = std::tanh(static_cast<double>(x[k]));
+    if (own && (std::fabs(x[k]) < 0x1p-12f || std::fabs(x[k]) >= 9.01f)) {
+      const float want = static_cast<float>(exact);  // x itself (zeros keep their sign), or +-1
+      REQUIRE(std::memcmp(&got[k], &want, 4) == 0);
+      continue;
+    }
+    int e;
+    std::frexp(exact, &e);
+    REQUIRE(std::fabs(static_cast<double>(got[k]) - exact) <= (own ? 1.0 : 3.5) * std::ldexp(1.0, e - 24));
+  }
+}
