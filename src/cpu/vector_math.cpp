@@ -19,6 +19,9 @@
 // The same for the AVX-512 loops: 16 float32 (8 float64) lanes, where NumPy's
 // own loops on such a CPU are AVX-512 too.
 #define CJ_AVX512 __attribute__((target("avx512f,avx2,fma")))
+// AVX512DQ too (every AVX-512 CPU but the Xeon Phis): loops that take it
+// where the CPU has it, beside an AVX512F one.
+#define CJ_AVX512DQ __attribute__((target("avx512f,avx512dq,avx2,fma")))
 // GCC 12's AVX-512 intrinsics initialize their "undefined" operand from
 // itself, which -Wmaybe-uninitialized reports at every use (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -337,8 +340,8 @@ alignas(64) constexpr float kTanhC[7][32] = {
   {-7.187717129e-04f, -5.454113125e-04f, -2.436134673e-04f, -9.565627261e-05f, -2.252107879e-05f, -3.074760798e-06f, -4.084397744e-07f, -6.421934273e-08f, -4.299525624e-09f, 0.000000000e+00f, 0.000000000e+00f, 0.000000000e+00f, -3.819176025e+02f, -2.284514618e+02f, 1.302713470e+02f, 2.871752930e+02f, 3.603758574e+00f, 8.739377975e+00f, -9.829716682e+00f, 4.963733673e+00f, -4.275254905e-03f, -3.382532299e-01f, -8.789312840e-02f, -3.577822074e-02f, -2.570108511e-02f, -2.122136205e-02f, 1.490954775e-03f, 1.817818545e-02f, 1.858490147e-02f, 1.094315015e-02f, 4.122635815e-03f, 6.126858061e-04f},
 };
 
-CJ_AVX512 inline __m512 tanh_ps(__m512 x) {
-  const __m512 a = _mm512_min_ps(_mm512_abs_ps(x), _mm512_set1_ps(9.5f));  // NaN lanes: 9.5, put back below
+// a = min(|x|, 9.5) but in NaN lanes, where tanh_ps returns x whatever it is.
+CJ_AVX512 inline __m512 tanh_ps(__m512 x, __m512 a) {
   const __m512i i = _mm512_srli_epi32(_mm512_castps_si512(_mm512_max_ps(a, _mm512_set1_ps(0.0546875f))), 21);
   auto tab = [&](const float* t) CJ_AVX512 { return _mm512_permutex2var_ps(_mm512_load_ps(t), i, _mm512_load_ps(t + 16)); };
   const __m512 r = _mm512_sub_ps(a, tab(kTanhCen));
@@ -349,15 +352,32 @@ CJ_AVX512 inline __m512 tanh_ps(__m512 x) {
                                                             _mm512_castps_si512(p), _mm512_set1_epi32(INT32_MIN), 0xec));
 }
 
+// The loop twice, for the two ways to |x| clamped: abs and min, or with
+// AVX512DQ one range operation (the least magnitude, sign cleared; a NaN
+// lane gives 9.5 or NaN, put back by tanh_ps), one operation of 19 fewer:
+// 0.97 of the time of the loop over 10^5 floats on one core here.
 CJ_AVX512 void tanh_f32(const Instr& in, const Chunk& c) {
   const float* x = static_cast<const float*>(c.reg[in.arg[0]]);
   float* y = static_cast<float*>(c.reg[in.out]);
   const std::size_t n = c.n;  // a local: the stores through y could alias c.n, which the loop reloaded each time
+  auto one = [&](__m512 v) CJ_AVX512 { return tanh_ps(v, _mm512_min_ps(_mm512_abs_ps(v), _mm512_set1_ps(9.5f))); };
   std::size_t k = 0;
-  for (; k + 16 <= n; k += 16) _mm512_storeu_ps(y + k, tanh_ps(_mm512_loadu_ps(x + k)));
+  for (; k + 16 <= n; k += 16) _mm512_storeu_ps(y + k, one(_mm512_loadu_ps(x + k)));
   if (const std::size_t r = n - k) {
     const __mmask16 m = static_cast<__mmask16>((1u << r) - 1);
-    _mm512_mask_storeu_ps(y + k, m, tanh_ps(_mm512_maskz_loadu_ps(m, x + k)));
+    _mm512_mask_storeu_ps(y + k, m, one(_mm512_maskz_loadu_ps(m, x + k)));
+  }
+}
+CJ_AVX512DQ void tanh_f32_dq(const Instr& in, const Chunk& c) {
+  const float* x = static_cast<const float*>(c.reg[in.arg[0]]);
+  float* y = static_cast<float*>(c.reg[in.out]);
+  const std::size_t n = c.n;
+  auto one = [&](__m512 v) CJ_AVX512DQ { return tanh_ps(v, _mm512_range_ps(v, _mm512_set1_ps(9.5f), 0x0a)); };
+  std::size_t k = 0;
+  for (; k + 16 <= n; k += 16) _mm512_storeu_ps(y + k, one(_mm512_loadu_ps(x + k)));
+  if (const std::size_t r = n - k) {
+    const __mmask16 m = static_cast<__mmask16>((1u << r) - 1);
+    _mm512_mask_storeu_ps(y + k, m, one(_mm512_maskz_loadu_ps(m, x + k)));
   }
 }
 
@@ -784,7 +804,7 @@ template <int S, int Arity, bool Pow> Loop loop_of(DType t) {
   const bool f32 = t == DType::Float32;
   if (sleef().wide) {
     if constexpr (S == kTanh) {
-      if (f32) return &tanh_f32;
+      if (f32) return __builtin_cpu_supports("avx512dq") ? &tanh_f32_dq : &tanh_f32;
     }
     if constexpr (Arity == 1) return f32 ? &unary_wide<F32x16, S> : &unary_wide<F64x8, S>;
     else return f32 ? &binary_wide<F32x16, S, Pow> : &binary_wide<F64x8, S, Pow>;
