@@ -322,8 +322,8 @@ CJ_AVX2 void pow_f32(const Instr& in, const Chunk& c) {
 //   constant term is one float, not two;
 // - the sign put back, and NaN lanes' x kept, by one masked ternary logic.
 // 19 operations a vector against 27 for the 15 intervals of degree 7 before
-// (the loop over 10^5 floats on one core: 30.4 against 35.1 us; NumPy's own
-// 36.5). r = |x| - centre is exact (Sterbenz); tanh(-0) is -0. The tables
+// (the loop over 10^5 floats on one core: 30.4 against 35.1 us; NumPy's
+// call 36.5). r = |x| - centre is exact (Sterbenz); tanh(-0) is -0. The tables
 // are least-squares fits of the relative error at Chebyshev nodes
 // (tools/fit_tanh_f32.py writes them). Checked on every float: within 0.995
 // ulp of the exact value, the most on [0, 2^-4), where |x| times its
