@@ -578,8 +578,9 @@ CJ_AVX512 __attribute__((always_inline)) inline __m512 pow_ps_general(__m512 a, 
 // step computes one block's t = b log2 a and the previous block's 2^t. The
 // halves are converted from memory and stored apart, not extracted from and
 // inserted into 16-lane registers. A lane's result does not depend on which
-// path its vector took (the same pow_log2_times and pow_exp2), and the loops'
-// operands never alias, so storing a block after loading the next is safe.
+// path its vector took (the same pow_log2_times and pow_exp2). Storing a
+// block after loading the next is safe in place too: an output that is x or
+// z is so element for element, and a block's store writes only its own.
 CJ_AVX512 __attribute__((always_inline)) inline void pow_general_loop(const float* x, const float* z, float* y,
                                                                        const std::size_t n, std::size_t& k) {
   __m512d t[2];
