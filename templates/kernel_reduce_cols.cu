@@ -19,7 +19,7 @@
 extern "C" __global__ void __launch_bounds__({{THREADS}}, {{MIN_BLOCKS}}) {{KERNEL_NAME}}(
     const cj_in cj_p, cj_out_t* __restrict__ cj_out, cj_acc* __restrict__ cj_part, unsigned* __restrict__ cj_cnt,
     const long long cj_A, const long long cj_K, const long long cj_B, const long long cj_kchunk, const int cj_S) {
-  enum { TX = {{TX}}, TY = {{TY}}, THREADS = TX * TY, U = {{UNROLL}}, VEC = {{VEC}}, FLAT = {{FLAT}} };
+  enum { TX = {{TX}}, TY = {{TY}}, THREADS = TX * TY, U = {{UNROLL}}, VEC = {{VEC}}, FLAT = {{FLAT}}, LOADS_FIRST = {{LOADS_FIRST}} };
   __shared__ cj_acc cj_smem[TY][TX * VEC];
   __shared__ int cj_flag;
   const int cj_tx = threadIdx.x % TX, cj_ty = threadIdx.x / TX;
@@ -97,10 +97,20 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}, {{MIN_BLOCKS}}) {{KERN
       const long long cj_base = cj_o * cj_K * cj_B + cj_col;
       if (cj_col + VEC <= cj_B) {
         for (long long cj_k = cj_klo + cj_ty; cj_k < cj_khi; cj_k += U * TY) {
+          if (LOADS_FIRST) {  // the U loads before the first fold (the host says when)
+            cj_raw cj_r[U];
 #pragma unroll
-          for (int cj_u = 0; cj_u < U; ++cj_u)
-            if (cj_k + cj_u * TY < cj_khi)
-              cj_vfold(cj_p, cj_base + (cj_k + cj_u * TY) * cj_B, cj_k + cj_u * TY, 0, cj_a + cj_u * VEC);
+            for (int cj_u = 0; cj_u < U; ++cj_u)
+              if (cj_k + cj_u * TY < cj_khi) cj_r[cj_u] = cj_vload(cj_p, cj_base + (cj_k + cj_u * TY) * cj_B);
+#pragma unroll
+            for (int cj_u = 0; cj_u < U; ++cj_u)
+              if (cj_k + cj_u * TY < cj_khi) cj_vfold_raw(cj_r[cj_u], cj_k + cj_u * TY, 0, cj_a + cj_u * VEC);
+          } else {
+#pragma unroll
+            for (int cj_u = 0; cj_u < U; ++cj_u)
+              if (cj_k + cj_u * TY < cj_khi)
+                cj_vfold(cj_p, cj_base + (cj_k + cj_u * TY) * cj_B, cj_k + cj_u * TY, 0, cj_a + cj_u * VEC);
+          }
         }
       } else {  // the last, partial vector of columns (B % VEC != 0): one column at a time
 #pragma unroll

@@ -37,12 +37,15 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL_NAME}}(
     // run time). The whole steps have no guards, so that their U loads are
     // issued together: a guard per vector made a branch per vector, and
     // argmax of float16 had one load in flight per thread (0.7 of the
-    // memory's speed, H200).
+    // memory's speed, H200). All U loads go before the first fold, whose
+    // float16 NaN test is a branch that a later load would wait behind.
     long long cj_v = threadIdx.x;
     for (; cj_v + (U - 1) * THREADS < cj_nv; cj_v += U * THREADS) {
+      cj_raw cj_r[U];
 #pragma unroll
-      for (int cj_u = 0; cj_u < U; ++cj_u)
-        cj_vslot(cj_p, cj_base + (cj_v + cj_u * THREADS) * VEC, cj_lo + (cj_v + cj_u * THREADS) * VEC, cj_a + cj_u * SLOTS);
+      for (int cj_u = 0; cj_u < U; ++cj_u) cj_r[cj_u] = cj_vload(cj_p, cj_base + (cj_v + cj_u * THREADS) * VEC);
+#pragma unroll
+      for (int cj_u = 0; cj_u < U; ++cj_u) cj_vslot_raw(cj_r[cj_u], cj_lo + (cj_v + cj_u * THREADS) * VEC, cj_a + cj_u * SLOTS);
     }
 #pragma unroll
     for (int cj_u = 0; cj_u < U; ++cj_u)

@@ -156,23 +156,54 @@ std::string common_functions(const std::vector<ReduceInput>& inputs, const std::
 // bench/results/reductions_h200/ncu_misses_0809764_h200.txt).
 bool vector_h2f(DType t, bool nan_bits) { return t == DType::Float16 && nan_bits; }
 
-std::string load_block(const std::vector<ReduceInput>& inputs, int vec, bool vector_loads, bool nan_bits) {
+// An input's vector type: narrower inputs move fewer bytes per vector.
+std::string vec_type(const ReduceInput& in, int n) {
+  const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(in.dtype);
+  return fmt::format("cj::vec<{}, {}, {}>", storage_type(in.dtype), n, std::min<std::size_t>(16, bytes));
+}
+// The loads into vectors `dst`0, `dst`1, ... (declared by the caller).
+std::string load_lines(const std::vector<ReduceInput>& inputs, int vec, bool vector_loads, const std::string& dst) {
   std::string s;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const std::string t = storage_type(inputs[i].dtype);
-    const int n = vec;  // narrower inputs move fewer bytes per vector
-    const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(inputs[i].dtype);
-    const std::size_t align = std::min<std::size_t>(16, bytes);
     if (vector_loads)
-      s += fmt::format("  const cj::vec<{0}, {1}, {2}> cj_v{3} = *reinterpret_cast<const cj::vec<{0}, {1}, {2}>*>(in.p{3} + cj_k);\n",
-                       t, n, align, i);
+      s += fmt::format("  {0}{1} = *reinterpret_cast<const {2}*>(in.p{1} + cj_k);\n", dst, i, vec_type(inputs[i], vec));
     else
-      s += fmt::format("  cj::vec<{0}, {1}, {2}> cj_v{3};\n#pragma unroll\n  for (int cj_e = 0; cj_e < {1}; ++cj_e) cj_v{3}.v[cj_e] = in.p{3}[cj_k + cj_e];\n",
-                       t, n, align, i);
-    if (vector_h2f(inputs[i].dtype, nan_bits))
-      s += fmt::format("  float cj_f{0}[{1}];\n  cj::h2f_vec(cj_v{0}, cj_f{0});\n", i, n);
+      s += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {0}; ++cj_e) {1}{2}.v[cj_e] = in.p{2}[cj_k + cj_e];\n",
+                       vec, dst, i);
   }
   return s;
+}
+std::string convert_lines(const std::vector<ReduceInput>& inputs, int vec, bool nan_bits) {
+  std::string s;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (vector_h2f(inputs[i].dtype, nan_bits))
+      s += fmt::format("  float cj_f{0}[{1}];\n  cj::h2f_vec(cj_v{0}, cj_f{0});\n", i, vec);
+  return s;
+}
+std::string load_block(const std::vector<ReduceInput>& inputs, int vec, bool vector_loads, bool nan_bits) {
+  std::string s;
+  for (std::size_t i = 0; i < inputs.size(); ++i) s += fmt::format("  {} cj_v{};\n", vec_type(inputs[i], vec), i);
+  return s + load_lines(inputs, vec, vector_loads, "cj_v") + convert_lines(inputs, vec, nan_bits);
+}
+
+// The kernels' loads apart from their folds: cj_raw holds one vector of every
+// input, cj_vload fills it, and cj_vfold_raw / cj_vslot_raw convert and fold
+// it. A kernel loads all of a step's vectors before it folds any: the float16
+// NaN test (h2f_vec) is a branch, and a load behind it waited for the one
+// before (float16 sum(x*y) at 0.76-0.81 of the stream on an H200, 83 % of
+// warps' time waiting on loads: bench/results/reductions_h200/ab_cols_combine/).
+std::string raw_functions(const std::vector<ReduceInput>& inputs, int vec, bool vector_loads) {
+  std::string s = "struct cj_raw {\n";
+  for (std::size_t i = 0; i < inputs.size(); ++i) s += fmt::format("  {} v{};\n", vec_type(inputs[i], vec), i);
+  s += "};\nstatic __device__ __forceinline__ cj_raw cj_vload(const cj_in in, long long cj_k) {\n  cj_raw cj_r;\n";
+  s += load_lines(inputs, vec, vector_loads, "cj_r.v") + "  return cj_r;\n}\n";
+  return s;
+}
+// The start of a function of `cj_r`: its vectors as cj_v<i>, converted.
+std::string raw_views(const std::vector<ReduceInput>& inputs, int vec, bool nan_bits) {
+  std::string s;
+  for (std::size_t i = 0; i < inputs.size(); ++i) s += fmt::format("  const {0}& cj_v{1} = cj_r.v{1};\n", vec_type(inputs[i], vec), i);
+  return s + convert_lines(inputs, vec, nan_bits);
 }
 std::string map_call(const std::vector<ReduceInput>& inputs, const char* at, bool nan_bits) {
   std::string s = "cj_map(";
@@ -188,18 +219,22 @@ std::string map_call(const std::vector<ReduceInput>& inputs, const char* at, boo
 // (cj_vfinish): cj_vfold and nothing, or for argmin/argmax with one slot per
 // vector (reduce.cuh's arg_slot_), the vector's best value and a second
 // look at the one vector that holds a slot's best.
-std::string slot_functions(const ReduceSpec& sp, int vec, int slots, bool index32, bool vector_loads) {
+std::string slot_functions(const ReduceSpec& sp, int vec, int slots, bool index32) {
+  const std::string wrapper =
+      "static __device__ __forceinline__ void cj_vslot(const cj_in in, long long cj_k, long long cj_j, cj_acc* cj_a) {\n"
+      "  cj_vslot_raw(cj_vload(in, cj_k), cj_j, cj_a);\n}\n";
   if (slots != 1)
-    return "static __device__ __forceinline__ void cj_vslot(const cj_in in, long long cj_k, long long cj_j, cj_acc* cj_a) {\n"
-           "  cj_vfold(in, cj_k, cj_j, 1, cj_a);\n}\n"
-           "template <int N> static __device__ __forceinline__ void cj_vfinish(const cj_in, long long, cj_acc (&)[N]) {}\n";
+    return "static __device__ __forceinline__ void cj_vslot_raw(const cj_raw& cj_r, long long cj_j, cj_acc* cj_a) {\n"
+           "  cj_vfold_raw(cj_r, cj_j, 1, cj_a);\n}\n" +
+           wrapper + "template <int N> static __device__ __forceinline__ void cj_vfinish(const cj_in, long long, cj_acc (&)[N]) {}\n";
   std::string s = fmt::format("typedef cj::red::arg_slot_<cj_val, {}, {}> cj_slot;\n", sp.op == ReduceOp::ArgMax,
                               index32 ? "int" : "long long");
-  s += "static __device__ __forceinline__ void cj_vslot(const cj_in in, long long cj_k, long long cj_j, cj_acc* cj_a) {\n";
-  s += load_block(sp.inputs, vec, vector_loads, !sp.map.empty());
+  s += "static __device__ __forceinline__ void cj_vslot_raw(const cj_raw& cj_r, long long cj_j, cj_acc* cj_a) {\n";
+  s += raw_views(sp.inputs, vec, !sp.map.empty());
   s += fmt::format("  cj_val cj_x[{0}];\n#pragma unroll\n  for (int cj_e = 0; cj_e < {0}; ++cj_e) cj_x[cj_e] = {1};\n", vec,
                    map_call(sp.inputs, "cj_e", !sp.map.empty()));
   s += "  cj_a[0] = cj_slot::take(cj_a[0], cj_slot::best(cj_x), cj_j);\n}\n";
+  s += wrapper;
   s += fmt::format(
       "template <int N> static __device__ __forceinline__ void cj_vfinish(const cj_in in, long long cj_k0, cj_acc (&cj_a)[N]) {{\n"
       "#pragma unroll\n  for (int cj_s = 0; cj_s < N; ++cj_s) {{\n"
@@ -224,12 +259,15 @@ std::string reduce_functions(const ReduceSpec& sp, const ReducePlan& plan, bool 
   s += "), cj_j);\n}\n\n";
   // VEC elements from flat index cj_k into accumulators cj_a[0..VEC), element
   // e at reduced index cj_j + e * cj_jstep (1 along a row, 0 across columns).
-  s += "static __device__ __forceinline__ void cj_vfold(const cj_in in, long long cj_k, long long cj_j, int cj_jstep, cj_acc* cj_a) {\n";
-  s += load_block(sp.inputs, vec, vector_loads, !sp.map.empty());
+  s += raw_functions(sp.inputs, vec, vector_loads);
+  s += "static __device__ __forceinline__ void cj_vfold_raw(const cj_raw& cj_r, long long cj_j, int cj_jstep, cj_acc* cj_a) {\n";
+  s += raw_views(sp.inputs, vec, !sp.map.empty());
   s += fmt::format("#pragma unroll\n  for (int cj_e = 0; cj_e < {}; ++cj_e)\n", vec);
   s += "    cj_a[cj_e] = cj::red::add1<cj_op>(cj_a[cj_e], " + map_call(sp.inputs, "cj_e", !sp.map.empty()) +
-       ", cj_j + cj_e * cj_jstep);\n}\n\n";
-  s += slot_functions(sp, vec, plan.slots, plan.index32, vector_loads);
+       ", cj_j + cj_e * cj_jstep);\n}\n";
+  s += "static __device__ __forceinline__ void cj_vfold(const cj_in in, long long cj_k, long long cj_j, int cj_jstep, cj_acc* cj_a) {\n"
+       "  cj_vfold_raw(cj_vload(in, cj_k), cj_j, cj_jstep, cj_a);\n}\n\n";
+  s += slot_functions(sp, vec, plan.slots, plan.index32);
   s += "static __device__ __forceinline__ cj_out_t cj_post(const cj_acc r, const long long n) {\n";
   s += "  (void)n;\n  return " + store_expr(sp.out, sp.post.empty() ? default_post(sp) : sp.post) + ";\n}\n";
   s += "static __device__ __forceinline__ void cj_store(cj_out_t* cj_out, long long cj_o, const cj_acc r, const long long n) {\n";
@@ -329,6 +367,11 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
   // 5+ blocks of 256 fit on an SM: argmax of float16 (8 lanes of 16 bytes)
   // takes 1 row, not 4 (at 4, 116 registers held occupancy to 25%, H100).
   while (p.unroll > 1 && static_cast<std::size_t>(p.unroll * p.vec) * acc_size(spec, p.index32) > 128) p.unroll /= 2;
+  // Rows (or rows of columns) shorter than a vector: vectors as long as they
+  // are (a power of two), not one element at a time. With vectors of 8,
+  // float16 sums of (2^24, 4) ran at 0.28 of the stream over axis 0 and 0.53
+  // over axis 1 (H200, 2026-11-29).
+  while (p.vec > 1 && p.vec > (sh.inner == 1 ? sh.len : sh.inner)) p.vec /= 2;
   if (sh.inner == 1) {
     const long long rows = sh.outer, len = sh.len;
     if (len <= 32LL * p.vec * kMaxSteps && rows > 1) {
@@ -439,6 +482,14 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
     vars["TY"] = std::to_string(plan.ty);
     vars["FLAT"] = plan.flat ? "1" : "0";
     vars["MIN_BLOCKS"] = plan.flat ? "1" : "4";
+    // A step's loads before its folds where an input is a 16-bit float,
+    // whose conversions between one load and the next held float16 sums
+    // over axis 0 of (16, 2^22) to 0.78 of the stream (0.93 loads first).
+    // Not for the others: there the loads' registers cost 2-5 % (H200,
+    // bench/results/reductions_h200/f16_loads_first/).
+    bool half = false;
+    for (const ReduceInput& in : spec.inputs) half = half || (dtype_size(in.dtype) == 2 && is_float(in.dtype));
+    vars["LOADS_FIRST"] = half ? "1" : "0";
     vars["KERNEL_NAME"] = "cj_reduce_cols";
   } else {
     vars["KERNEL_NAME"] = "cj_reduce_rows";

@@ -52,6 +52,9 @@ struct KernelParts {
   std::vector<std::string> strided_names;
   std::map<std::string, int> row;
   std::vector<std::string> setup, load, store, vraw, vload, velem, vstore_elem, vstore, row_setup, tile_decl, tile_load;
+  // Lines after every operand's vload (the contiguous layout's float16
+  // conversions): no branch between one operand's load and the next.
+  std::vector<std::string> vconvert;
 
   // An operand's element at the offsets cj_o of its strided row.
   std::string offset(const std::string& ptr) const { return "cj::at(" + ptr + ", cj_o[" + std::to_string(row.at(ptr)) + "])"; }
