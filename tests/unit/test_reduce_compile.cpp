@@ -57,6 +57,13 @@ TEST_CASE("reduction plans: variants by shape", "[reduce]") {
   CHECK(reduce_plan(f32, {7, 1, 4099}).source_key() == "cols t256x1 v4x4 flat");
   CHECK(reduce_plan(f32, {1, 64, 1 << 20}).key() == "cols t64x4 v4 k64x1 items4096");
   CHECK(reduce_plan(f32, {1, 1 << 13, 1 << 13}).key() == "cols t32x8 v4 k512x16 items1024");
+  // Rows (or rows of columns) shorter than a vector: vectors as long as they are,
+  // not the element-at-a-time tail (float16's vectors hold 8).
+  const ReduceSpec f16 = spec_of(ReduceOp::Sum, DType::Float16, DType::Float32, DType::Float16);
+  CHECK(reduce_plan(f16, {1 << 24, 4, 1}).key() == "group t256 v4 g1 r4 items16384");
+  CHECK(reduce_plan(f16, {1, 1 << 24, 4}).key() == "cols t1x256 v4 k16384x1024 items1024");
+  CHECK(reduce_plan(f16, {1 << 24, 3, 1}).vec == 2);
+  CHECK(reduce_plan(f16, {1 << 20, 64, 1}).vec == 8);
   // The plan needs no device: it is the same on every GPU.
   CHECK(reduce_plan(f32, {3, 1000003, 1}).key() == reduce_plan(f32, {3, 1000003, 1}).key());
 }
@@ -112,6 +119,14 @@ TEST_CASE("reduction kernels compile in every variant", "[reduce][nvrtc]") {
     const ReducePlan p = reduce_plan(c.spec, {7, 1, 4099});
     compiles(ReduceKernels::source(c.spec, p, true), std::string(c.what) + " " + p.key());
   }
+  // float16 with a map that sees NaN bits (the per-vector NaN test after a
+  // step's loads) in every variant: rows, group row sets, columns.
+  ReduceSpec dot16 = spec_of(ReduceOp::Sum, DType::Float16, DType::Float32, DType::Float32, "x * y");
+  dot16.inputs.push_back({"y", DType::Float16});
+  for (const ReduceShape& sh : {ReduceShape{1, 1 << 20, 1}, ReduceShape{1 << 20, 64, 1}, ReduceShape{4, 1 << 10, 1 << 10}}) {
+    const ReducePlan p = reduce_plan(dot16, sh);
+    compiles(ReduceKernels::source(dot16, p, true), "sum(x*y) f16 " + p.key());
+  }
   RowNormSpec rn;
   rn.inputs = {{"x", DType::Float32}};
   compiles(ReduceKernels::source(rn, 4, 4, true), "rownorm f32");
@@ -119,4 +134,19 @@ TEST_CASE("reduction kernels compile in every variant", "[reduce][nvrtc]") {
   rn.inputs = {{"x", DType::Float16}};
   rn.out = DType::Float16;
   compiles(ReduceKernels::source(rn, 8, 2, false), "rownorm f16");
+}
+
+TEST_CASE("the columns kernel loads a step first for 16-bit floats only", "[reduce]") {
+  const ReduceShape sh{1, 1 << 13, 1 << 13};
+  const ReduceSpec f16 = spec_of(ReduceOp::Sum, DType::Float16, DType::Float32, DType::Float16);
+  const ReduceSpec bf16 = spec_of(ReduceOp::Sum, DType::BFloat16, DType::Float32, DType::BFloat16);
+  const ReduceSpec f32 = spec_of(ReduceOp::Sum, DType::Float32, DType::Float32, DType::Float32);
+  const ReduceSpec i16 = spec_of(ReduceOp::Sum, DType::Int16, DType::Int64, DType::Int64);
+  auto loads_first = [&](const ReduceSpec& s) {
+    return ReduceKernels::source(s, reduce_plan(s, sh), true).find("LOADS_FIRST = 1") != std::string::npos;
+  };
+  CHECK(loads_first(f16));
+  CHECK(loads_first(bf16));
+  CHECK_FALSE(loads_first(f32));
+  CHECK_FALSE(loads_first(i16));
 }
