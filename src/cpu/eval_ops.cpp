@@ -240,14 +240,17 @@ template <class T> Loop divide_loop(Op id) {
 }
 
 // where(c, x, y): a mask blend on integers of the element's width, branch-free
-// (random conditions would mispredict a branch) so the loop vectorizes.
+// (random conditions would mispredict a branch) so the loop vectorizes. The
+// condition's bytes are read as bytes: GCC 12 leaves a loop that reads bool
+// elements scalar (where(x > y, x, y*2) took 9 instructions an element, 80 %
+// of its time, on float32).
 template <class U> void select_loop(const Instr& in, const Chunk& c) {
-  const bool* __restrict cond = static_cast<const bool*>(c.reg[in.arg[0]]);
+  const auto* __restrict cond = static_cast<const std::uint8_t*>(c.reg[in.arg[0]]);
   const U* __restrict x = static_cast<const U*>(c.reg[in.arg[1]]);
   const U* __restrict z = static_cast<const U*>(c.reg[in.arg[2]]);
   U* __restrict y = static_cast<U*>(c.reg[in.out]);
   for (std::size_t k = 0; k < c.n; ++k) {
-    U mask = static_cast<U>(U(0) - static_cast<U>(cond[k]));
+    const U mask = static_cast<U>(U(0) - static_cast<U>(cond[k] != 0));
     y[k] = static_cast<U>(z[k] ^ ((x[k] ^ z[k]) & mask));
   }
 }

@@ -2,6 +2,7 @@
 // raw indexing, weak scalars. (tests/unit/test_reference.cpp holds it to NumPy
 // on every operator and function.)
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -106,4 +107,43 @@ TEST_CASE("evaluator: inputs broadcast to a given output shape, as NumPy's out= 
   auto x = make<float>(DType::Float32, {3}, {1, 2, 3});
   Shape bad{2, 4};
   CHECK_THROWS_AS(evaluate_program(compile_program("out = x", {Param{"x", DType::Float32}}), {in("x", x)}, &bad), Error);
+}
+
+TEST_CASE("evaluator: where's condition is any nonzero byte, in every element width (the vector loop)") {
+  // A bool array's bytes as NumPy may hold them (a uint8 array viewed as bool):
+  // NumPy's where takes any nonzero byte as true.
+  const std::size_t n = 1000;
+  std::vector<std::uint8_t> bytes(n);
+  for (std::size_t k = 0; k < n; ++k) bytes[k] = static_cast<std::uint8_t>(k % 3 == 0 ? 0 : k % 3 == 1 ? 1 : 2 + k % 250);
+  const Shape s{static_cast<std::int64_t>(n)};
+  auto c = make<std::uint8_t>(DType::Bool, s, bytes);
+  std::vector<double> xv(n), yv(n);
+  for (std::size_t k = 0; k < n; ++k) xv[k] = static_cast<double>(k), yv[k] = -static_cast<double>(k) - 1;
+  auto x64 = make<double>(DType::Float64, s, xv), y64 = make<double>(DType::Float64, s, yv);
+  std::vector<float> xf(xv.begin(), xv.end()), yf(yv.begin(), yv.end());
+  auto x32 = make<float>(DType::Float32, s, xf), y32 = make<float>(DType::Float32, s, yf);
+  std::vector<std::int16_t> xs(n), ys(n);
+  std::vector<std::int8_t> xb(n), yb(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    xs[k] = static_cast<std::int16_t>(k), ys[k] = static_cast<std::int16_t>(-1 - static_cast<int>(k));
+    xb[k] = static_cast<std::int8_t>(k % 100), yb[k] = static_cast<std::int8_t>(-1 - static_cast<int>(k % 100));
+  }
+  auto x16 = make<std::int16_t>(DType::Int16, s, xs), y16 = make<std::int16_t>(DType::Int16, s, ys);
+  auto x8 = make<std::int8_t>(DType::Int8, s, xb), y8 = make<std::int8_t>(DType::Int8, s, yb);
+  auto o64 = evaluate_cpu("out = where(c, x, y)", {in("c", c), in("x", x64), in("y", y64)});
+  auto o32 = evaluate_cpu("out = where(c, x, y)", {in("c", c), in("x", x32), in("y", y32)});
+  auto o16 = evaluate_cpu("out = where(c, x, y)", {in("c", c), in("x", x16), in("y", y16)});
+  auto o8 = evaluate_cpu("out = where(c, x, y)", {in("c", c), in("x", x8), in("y", y8)});
+  const auto r64 = values<double>(o64[0].array);
+  const auto r32 = values<float>(o32[0].array);
+  const auto r16 = values<std::int16_t>(o16[0].array);
+  const auto r8 = values<std::int8_t>(o8[0].array);
+  for (std::size_t k = 0; k < n; ++k) {
+    INFO("element " << k << ", condition byte " << int(bytes[k]));
+    const bool t = bytes[k] != 0;
+    CHECK(r64[k] == (t ? xv[k] : yv[k]));
+    CHECK(r32[k] == (t ? xf[k] : yf[k]));
+    CHECK(r16[k] == (t ? xs[k] : ys[k]));
+    CHECK(r8[k] == (t ? xb[k] : yb[k]));
+  }
 }
