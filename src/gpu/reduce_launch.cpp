@@ -487,8 +487,7 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
     // over axis 0 of (16, 2^22) to 0.78 of the stream (0.93 loads first).
     // Not for the others: there the loads' registers cost 2-5 % (H200,
     // bench/results/reductions_h200/f16_loads_first/).
-    bool half = false;
-    for (const ReduceInput& in : spec.inputs) half = half || (dtype_size(in.dtype) == 2 && is_float(in.dtype));
+    const bool half = std::any_of(spec.inputs.begin(), spec.inputs.end(), [](const ReduceInput& in) { return is_half(in.dtype); });
     vars["LOADS_FIRST"] = half ? "1" : "0";
     vars["KERNEL_NAME"] = "cj_reduce_cols";
   } else {
