@@ -18,7 +18,7 @@
 extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL_NAME}}(
     const cj_in cj_p, cj_out_t* __restrict__ cj_out, cj_acc* __restrict__ cj_part, unsigned* __restrict__ cj_cnt,
     const long long cj_rows, const long long cj_len, const long long cj_chunk, const int cj_nchunks) {
-  enum { THREADS = {{THREADS}}, U = {{UNROLL}}, VEC = {{VEC}}, SLOTS = {{SLOTS}} };
+  enum { THREADS = {{THREADS}}, U = {{UNROLL}}, VEC = {{VEC}}, SLOTS = {{SLOTS}}, LOADG = {{LOADG}} };
   __shared__ cj_acc cj_smem[32];
   __shared__ int cj_flag;
   const long long cj_items = cj_rows * cj_nchunks;
@@ -37,15 +37,20 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL_NAME}}(
     // run time). The whole steps have no guards, so that their U loads are
     // issued together: a guard per vector made a branch per vector, and
     // argmax of float16 had one load in flight per thread (0.7 of the
-    // memory's speed, H200). All U loads go before the first fold, whose
-    // float16 NaN test is a branch that a later load would wait behind.
+    // memory's speed, H200). LOADG loads go before the first fold, whose
+    // float16 NaN test is a branch that a later load would wait behind: all
+    // U, or 1 where the host's plan has chunks of few steps (loads_first).
     long long cj_v = threadIdx.x;
     for (; cj_v + (U - 1) * THREADS < cj_nv; cj_v += U * THREADS) {
-      cj_raw cj_r[U];
 #pragma unroll
-      for (int cj_u = 0; cj_u < U; ++cj_u) cj_r[cj_u] = cj_vload(cj_p, cj_base + (cj_v + cj_u * THREADS) * VEC);
+      for (int cj_g = 0; cj_g < U; cj_g += LOADG) {
+        cj_raw cj_r[LOADG];
 #pragma unroll
-      for (int cj_u = 0; cj_u < U; ++cj_u) cj_vslot_raw(cj_r[cj_u], cj_lo + (cj_v + cj_u * THREADS) * VEC, cj_a + cj_u * SLOTS);
+        for (int cj_u = 0; cj_u < LOADG; ++cj_u) cj_r[cj_u] = cj_vload(cj_p, cj_base + (cj_v + (cj_g + cj_u) * THREADS) * VEC);
+#pragma unroll
+        for (int cj_u = 0; cj_u < LOADG; ++cj_u)
+          cj_vslot_raw(cj_r[cj_u], cj_lo + (cj_v + (cj_g + cj_u) * THREADS) * VEC, cj_a + (cj_g + cj_u) * SLOTS);
+      }
     }
 #pragma unroll
     for (int cj_u = 0; cj_u < U; ++cj_u)

