@@ -396,7 +396,6 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
     }
     p.variant = ReducePlan::Variant::Rows;
     long long step = static_cast<long long>(kThreads) * p.vec * p.unroll, max_steps = kMaxSteps;
-    long long row_items = kRowItems;
     if (spec.op == ReduceOp::ArgMin || spec.op == ReduceOp::ArgMax) {
       // One (value, vector) slot per unrolled vector (reduce.cuh's
       // arg_slot_). No sum's accuracy to keep: chunks of up to 256 vectors a
@@ -408,15 +407,15 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
       p.unroll = dtype_size(spec.value) <= 4 ? 2 : 4;
       step = static_cast<long long>(kThreads) * p.vec * p.unroll;
       max_steps = 16 * kMaxSteps / p.unroll;
-      // Up to 32 MiB, latency, not bandwidth, is the limit: half as many
-      // chunks, each twice as long, halve the block trees and the partials
-      // that the last block folds (float32 2^20: 7.1 us, not 7.6; 2^22: 8.7,
-      // not 10.4). From 64 MiB, 256 chunks left the GPU underfed (0.66-0.89x).
-      std::size_t row_bytes = 0;
-      for (const ReduceInput& in : spec.inputs) row_bytes += dtype_size(in.dtype);
-      if (static_cast<double>(row_bytes) * static_cast<double>(rows) * static_cast<double>(len) <= 32.0 * (1 << 20))
-        row_items = kRowItems / 2;
     }
+    // Up to 32 MiB read, latency, not bandwidth, is the limit: half as many
+    // chunks, each twice as long, halve the block trees and the partials
+    // that the last block folds (float64 max of 2^20: 7.4 us, not 8.4; float32
+    // argmax: 7.6, not 8.8). From 64 MiB, 256 chunks left the GPU underfed
+    // (mostly 0.68-0.99x; H200, calls 3 and 6 of bench/results/reductions_h200/argmax_vfinish/).
+    double bytes = 0;
+    for (const ReduceInput& in : spec.inputs) bytes += static_cast<double>(dtype_size(in.dtype)) * rows * len;
+    const long long row_items = bytes <= 32.0 * (1 << 20) ? kRowItems / 2 : kRowItems;
     const long long most = std::max(1LL, cdiv(len, step));
     long long splits = std::max(cdiv(len, step * max_steps), std::min(cdiv(row_items, std::max(1LL, rows)), most));
     p.chunk = std::max<long long>(p.vec, cdiv(cdiv(std::max(1LL, len), splits), p.vec) * p.vec);

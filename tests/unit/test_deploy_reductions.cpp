@@ -74,7 +74,7 @@ TEST_CASE("reduction_kernels: each pass's kernels, what they read and write", "[
   CHECK(k[0].pass == 1);
   CHECK(k[0].role == "reduction, map fused");
   CHECK(k[0].name == "cj_reduce_rows");
-  CHECK(k[0].what == "rows t256 v4x4 vector loads");
+  CHECK(k[0].what == "rows t256 v4x4 fold-as-loaded vector loads");
   CHECK(k[0].reads == "input x, input y");
   CHECK(k[0].writes == "output s");
 

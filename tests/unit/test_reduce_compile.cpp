@@ -45,6 +45,15 @@ TEST_CASE("reduction plans: variants by shape", "[reduce]") {
   CHECK(reduce_plan(f32, {1 << 16, 1024, 1}).key() == "group t256 v4 g32 items8192");
   CHECK(reduce_plan(f32, {1 << 10, 1 << 16, 1}).key() == "rows t256 v4 c65536x1 items1024");
   CHECK(reduce_plan(f32, {1, 1 << 24, 4}).key() == "cols t1x256 v4 k16384x1024 items1024");
+  // Up to 32 MiB read, half the chunks (256): the small reductions are latency's.
+  CHECK(reduce_plan(f32, {1, 1 << 23, 1}).key() == "rows t256 v4 c32768x256 items256");
+  CHECK(reduce_plan(f32, {1, 1 << 24, 1}).key() == "rows t256 v4 c32768x512 items512");
+  ReduceSpec dot32 = spec_of(ReduceOp::Sum, DType::Float32, DType::Float32, DType::Float32, "x * y");
+  dot32.inputs.push_back({"y", DType::Float32});
+  CHECK(reduce_plan(dot32, {1, 1 << 22, 1}).key() == "rows t256 v4 c16384x256 items256");
+  CHECK(reduce_plan(dot32, {1, 1 << 23, 1}).key() == "rows t256 v4 c16384x512 items512");
+  const ReduceSpec max64 = spec_of(ReduceOp::Max, DType::Float64, DType::Float64, DType::Float64);
+  CHECK(reduce_plan(max64, {1, 1 << 20, 1}).key() == "rows t256 v2 c4096x256 items256");
   // A step's loads before its folds only in chunks of 8 steps or more.
   CHECK(reduce_plan(f32, {1, 1 << 20, 1}).source_key() == "rows t256 v4x4 fold-as-loaded");
   CHECK(reduce_plan(f32, {1, 1 << 26, 1}).source_key() == "rows t256 v4x4");
