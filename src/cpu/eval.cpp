@@ -124,6 +124,16 @@ void stream_copy_loop(const Instr& in, const Chunk& c, std::size_t item) {
 // line would be evicted before anything read it again.
 constexpr std::int64_t kStreamBytes = std::int64_t{32} << 20;
 
+// A bool input's bytes as NumPy reads them: any nonzero byte is True. A bool
+// array may hold others (a uint8 array viewed as bool, bytes from a file), and
+// the loops take a bool's byte for 0 or 1: sum(c) added the bytes, c + 0 and
+// c == t compared them (2 == 1: False).
+void bool_loop(const Instr& in, const Chunk& c) {
+  const auto* __restrict x = static_cast<const std::uint8_t*>(c.reg[in.arg[0]]);
+  auto* __restrict y = static_cast<std::uint8_t*>(c.reg[in.out]);
+  for (std::size_t k = 0; k < c.n; ++k) y[k] = x[k] != 0;
+}
+
 // `i`: the flat index of each element.
 void index_loop(const Instr& in, const Chunk& c) {
   auto* y = static_cast<std::int64_t*>(c.reg[in.out]);
@@ -468,7 +478,8 @@ class Planner {
     }
     Val r;
     if (walk->ndim == 0) {
-      r = fill(v.dtype, v.data);
+      const std::uint8_t truth = v.dtype == DType::Bool && *static_cast<const std::uint8_t*>(v.data) != 0;
+      r = fill(v.dtype, v.dtype == DType::Bool ? &truth : v.data);
     } else if (walk->ndim == 1 && walk->stride[0] == static_cast<std::int64_t>(item)) {
       int reg = new_reg(v.dtype, Reg::In);
       plan_.regs[static_cast<std::size_t>(reg)].base = const_cast<unsigned char*>(walk->base);
@@ -477,6 +488,7 @@ class Planner {
       plan_.walks.push_back(std::make_unique<Walk>(w));
       r = emit(gather_for(item), v.dtype, {}, plan_.walks.back().get(), Varies);
     }
+    if (v.dtype == DType::Bool && !r.constant) r = emit(bool_loop, DType::Bool, {r});
     return input_val_[k] = r;
   }
 
@@ -584,7 +596,8 @@ class Planner {
     const ArrayView& v = in_[k].view;
     Val j = convert(eval(*e.args[1]), DType::Int64);
     plan_.raws.push_back(std::make_unique<RawIndex>(RawIndex{v, p_.inputs[k].name, dtype_size(v.dtype)}));
-    return emit(raw_index_loop, v.dtype, {j}, plan_.raws.back().get(), CanFail);
+    const Val x = emit(raw_index_loop, v.dtype, {j}, plan_.raws.back().get(), CanFail);
+    return v.dtype == DType::Bool ? emit(bool_loop, DType::Bool, {x}) : x;
   }
 
   // Splits the instructions into the once-per-thread setup and the per-chunk

@@ -47,12 +47,15 @@ std::vector<Output> evaluate_reductions(const Program& p, const std::vector<Inpu
     const plan::ReduceStep& st = rp.reductions[k];
     const Expr& m = *st.map;
     // An input, or an earlier result, is reduced where it is; any other map
-    // is computed inside the reduction where it can be, else into a temporary first.
+    // is computed inside the reduction where it can be, else into a temporary
+    // first. So is a bool input, whose bytes the map reads as NumPy does (any
+    // nonzero byte is True: eval.cpp's bool_loop), where the reduction's own
+    // loops would add them.
     ArrayView map;
     HostArray tmp;
     const int inner = rp.step_of(&m);
     if (m.kind == Expr::Name && m.sym == Sym::Input && !p.inputs[static_cast<std::size_t>(m.slot)].weak &&
-        inputs[static_cast<std::size_t>(m.slot)].view.dtype == st.in) {
+        inputs[static_cast<std::size_t>(m.slot)].view.dtype == st.in && st.in != DType::Bool) {
       map = inputs[static_cast<std::size_t>(m.slot)].view;
     } else if (inner >= 0 && results[static_cast<std::size_t>(inner)].dtype() == st.in) {
       map = results[static_cast<std::size_t>(inner)].view();

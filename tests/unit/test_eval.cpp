@@ -147,3 +147,47 @@ TEST_CASE("evaluator: where's condition is any nonzero byte, in every element wi
     CHECK(r8[k] == (t ? xb[k] : yb[k]));
   }
 }
+
+TEST_CASE("evaluator: a bool input's nonzero bytes are True, in arithmetic, compares, casts and reductions") {
+  // A uint8 array viewed as bool, as NumPy may hand one over: every nonzero
+  // byte reads as True (np.frombuffer(b"\x02", bool) + 0 == 1). The loops took
+  // the byte itself: sum(c) added the bytes, c == t was False for a 2.
+  const std::size_t n = 3000;  // more than a chunk, so that chunks after the first are normalized too
+  std::vector<std::uint8_t> bytes(n), ones(n, 1);
+  std::int64_t trues = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    bytes[k] = static_cast<std::uint8_t>(k % 4 == 0 ? 0 : k % 4 == 1 ? 1 : 2 + k % 254);
+    trues += bytes[k] != 0;
+  }
+  const Shape s{static_cast<std::int64_t>(n)};
+  const auto c = make<std::uint8_t>(DType::Bool, s, bytes), t = make<std::uint8_t>(DType::Bool, s, ones);
+  const auto plus = evaluate_cpu("out = c + 0", {in("c", c)});
+  const auto eq = evaluate_cpu("out = c == t", {in("c", c), in("t", t)});
+  const auto inv = evaluate_cpu("out = ~c", {in("c", c)});
+  const auto as32 = evaluate_cpu("out = int32(c)", {in("c", c)});
+  const auto scaled = evaluate_cpu("out = c * 1.5", {in("c", c)});
+  const auto idx = evaluate_cpu("out = c[i] & t", {in("c", c, false, true), in("t", t)});
+  for (std::size_t k = 0; k < n; ++k) {
+    INFO("element " << k << ", byte " << int(bytes[k]));
+    const bool b = bytes[k] != 0;
+    CHECK(plus[0].array.as<std::int64_t>()[k] == (b ? 1 : 0));
+    CHECK(eq[0].array.as<std::uint8_t>()[k] == (b ? 1 : 0));
+    CHECK(inv[0].array.as<std::uint8_t>()[k] == (b ? 0 : 1));
+    CHECK(as32[0].array.as<std::int32_t>()[k] == (b ? 1 : 0));
+    CHECK(scaled[0].array.as<double>()[k] == (b ? 1.5 : 0.0));
+    CHECK(idx[0].array.as<std::uint8_t>()[k] == (b ? 1 : 0));
+  }
+  // Reduced where it is, and broadcast from one element (a constant).
+  CHECK(evaluate_cpu("s = sum(c)", {in("c", c)})[0].array.as<std::int64_t>()[0] == trues);
+  CHECK(evaluate_cpu("s = mean(c)", {in("c", c)})[0].array.as<double>()[0] == static_cast<double>(trues) / n);
+  const auto two = make<std::uint8_t>(DType::Bool, Shape{1}, {2});
+  const auto bc = evaluate_cpu("out = c + t", {in("c", two), in("t", t)});
+  for (std::size_t k = 0; k < n; ++k) CHECK(bc[0].array.as<std::uint8_t>()[k] == 1);  // True + True: True
+  // A strided view (gathered per chunk): every other byte.
+  HostArray wide = make<std::uint8_t>(DType::Bool, s, bytes);
+  ArrayView every2 = wide.view();
+  every2.shape = Shape{static_cast<std::int64_t>(n / 2)};
+  every2.strides = Shape{2};
+  const auto g = evaluate_cpu("out = c * 3", {Input{"c", every2, false, false}});
+  for (std::size_t k = 0; k < n / 2; ++k) CHECK(g[0].array.as<std::int64_t>()[k] == (bytes[2 * k] != 0 ? 3 : 0));
+}
