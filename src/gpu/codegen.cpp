@@ -362,6 +362,7 @@ class BodyGen {
 
   // Storage -> compute representation.
   std::string load_value(DType t, const std::string& c) {
+    if (t == DType::Bool) return "(" + c + " != 0)";  // NumPy's rule: any nonzero byte is True
     if (t == DType::Float16) { use(kHalf); return "cj::h2f(" + c + ")"; }
     if (t == DType::BFloat16) { use(kHalf); return "cj::b2f(" + c + ")"; }
     note_type(t);

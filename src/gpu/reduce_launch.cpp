@@ -39,7 +39,7 @@ int pow2ceil(long long v) {
 
 std::string storage_type(DType t) {
   switch (t) {
-    case DType::Bool: return "bool";
+    case DType::Bool: return "cj_u8";  // read as != 0 (load_expr): any nonzero byte is True
     case DType::Int8: return "cj_i8";
     case DType::Int16: return "cj_i16";
     case DType::Int32: return "cj_i32";
@@ -60,6 +60,7 @@ std::string storage_type(DType t) {
 }
 // The type a value is computed in: float for the 16-bit floats.
 std::string compute_type(DType t) {
+  if (t == DType::Bool) return "bool";
   return t == DType::Float16 || t == DType::BFloat16 ? "float" : storage_type(t);
 }
 // A stored element as its compute type. A float16 NaN keeps its sign and
@@ -68,6 +69,7 @@ std::string compute_type(DType t) {
 // keeps that: h2f's select chain held float16 max to 0.3-0.45 of the memory's
 // speed (bench/results/reductions_h100/ncu_h100.txt).
 std::string load_expr(DType t, const std::string& v, bool nan_bits = true) {
+  if (t == DType::Bool) return "(" + v + " != 0)";
   if (t == DType::Float16) return (nan_bits ? "cj::h2f(" : "cj::cvt_f32_f16(") + v + ")";
   if (t == DType::BFloat16) return "cj::b2f(" + v + ")";
   return v;

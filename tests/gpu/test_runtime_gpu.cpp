@@ -430,6 +430,50 @@ TEST_CASE("evaluate: device arrays run on their GPU", "[gpu][evaluate]") {
   CHECK(rev[0].array.to_host().as<float>()[0] == h.as<float>()[999]);
 }
 
+TEST_CASE("evaluate: a bool input's nonzero bytes are True on the GPU, as on the CPU and in NumPy", "[gpu][evaluate]") {
+  // A uint8 array viewed as bool: the kernels read a bool's byte as it was
+  // (c + 0 gave 2, sum(c) added the bytes). Contiguous, strided (the gaps
+  // 0xA5 bytes) and broadcast inputs, raw indexing, and the reductions; the
+  // GPU's result bytes are the CPU evaluator's (tests/unit/test_eval.cpp
+  // holds those to NumPy's rule).
+  const std::int64_t rows = 37, cols = 301;  // not a multiple of any vector
+  std::mt19937_64 rng(gputest::run_seed() + 77);
+  HostArray c(DType::Bool, Shape{rows, cols}), t(DType::Bool, Shape{rows, cols}), row(DType::Bool, Shape{cols});
+  HostArray x(DType::Float32, Shape{rows, cols});
+  for (std::int64_t k = 0; k < rows * cols; ++k) {
+    const auto r = static_cast<unsigned>(rng() % 6);
+    c.as<std::uint8_t>()[k] = static_cast<std::uint8_t>(r == 0 ? 0 : r == 1 ? 1 : 2 + rng() % 254);
+    t.as<std::uint8_t>()[k] = static_cast<std::uint8_t>(rng() % 3 == 0 ? 0 : 1 + rng() % 255);
+    x.as<float>()[k] = static_cast<float>(k);
+  }
+  for (std::int64_t k = 0; k < cols; ++k) row.as<std::uint8_t>()[k] = c.as<std::uint8_t>()[k];
+  EvaluateOptions on_gpu, on_cpu;
+  on_gpu.device = Device::cuda(0);
+  on_cpu.device = Device::cpu();
+  const Spread strided = spread_to_device(c, 0, 2);
+  const char* programs[] = {"out = c + 0",        "out = c == t",   "out = ~c",          "out = int32(c)",
+                            "out = c * 1.5",      "out = c & t",    "out = where(c, x, -x)", "out = c[i] + 0",
+                            "s = sum(c)",         "s = any(c)",     "s = all(c | t)",    "s = argmax(c)",
+                            "s = sum(c, axis=1)", "s = mean(c, axis=0)", "s = max(c)"};
+  for (const char* prog : programs) {
+    for (int form = 0; form < 3; ++form) {  // contiguous, strided, a broadcast row
+      const std::string ps = prog;
+      if (form > 0 && ps.find("c[i]") != std::string::npos) continue;  // raw indexing reads c whole
+      if (form == 2 && ps.find("axis=1") != std::string::npos) continue;  // the row has one axis
+      INFO(prog << ", input " << (form == 0 ? "contiguous" : form == 1 ? "strided" : "a broadcast row"));
+      const Arg cg = form == 0 ? Arg(c.view()) : form == 1 ? Arg(strided.view) : Arg(row.view());
+      const Arg ch = form == 2 ? Arg(row.view()) : Arg(c.view());
+      auto g = evaluate(prog, {{"c", cg}, {"t", t.view()}, {"x", x.view()}}, on_gpu);
+      auto h = evaluate(prog, {{"c", ch}, {"t", t.view()}, {"x", x.view()}}, on_cpu);
+      REQUIRE(g.size() == 1);
+      const Array gh = g[0].array.to_host();
+      REQUIRE(gh.dtype() == h[0].array.dtype());
+      REQUIRE(gh.nbytes() == h[0].array.nbytes());
+      CHECK(std::memcmp(gh.data(), h[0].array.data(), gh.nbytes()) == 0);
+    }
+  }
+}
+
 TEST_CASE("A kernel used on device 0 then device 1", "[gpu][multi]") {
   if (device_count() < 2) CUJIT_SKIP("one CUDA device here; the device 0 -> device 1 test needs two");
   ElementwiseKernel k("T x", "T y", "y = x + 1", "both");

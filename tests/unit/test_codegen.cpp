@@ -256,7 +256,7 @@ TEST_CASE("codegen: kernel signature is the documented ABI", "[codegen]") {
   }
   // The source declares the parameters in that order.
   std::string src = generate_source(p, l, "cujit_abi");
-  CHECK(contains(src, "extern \"C\" __global__ void cujit_abi(cj::c64* p_out, bool* p_flag, const cj_u16* p_x, "
+  CHECK(contains(src, "extern \"C\" __global__ void cujit_abi(cj::c64* p_out, cj_u8* p_flag, const cj_u16* p_x, "
                       "const long long z_x, const cj_i64* p_j, const cj::c64* p_y, const long long z_y, const double s_s, "
                       "const long long cj_n, const cj_layout cj_l, long long* cj_err)"));
   CHECK(p.can_fail);

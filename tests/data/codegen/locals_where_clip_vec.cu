@@ -41,7 +41,7 @@ static __device__ __forceinline__ void cj_element(const cj_i8 v_x, const cj_i64 
 // n % 4 elements go one at a time. Each step a thread takes 1 vector(s),
 // cj_step apart, all loaded before any is computed (the host picks the count:
 // gpu/layouts/contiguous.cpp's vector_steps).
-extern "C" __global__ void cujit_mix(float* p_out, bool* p_flag, const cj_i8* p_x, const cj_i64 s_k, const long long cj_n, long long* cj_err) {
+extern "C" __global__ void cujit_mix(float* p_out, cj_u8* p_flag, const cj_i8* p_x, const cj_i64 s_k, const long long cj_n, long long* cj_err) {
   typedef unsigned int cj_idx;
   const cj_idx cj_count = (cj_idx)cj_n;
   const cj_idx cj_step = (cj_idx)blockDim.x * gridDim.x;
@@ -55,7 +55,7 @@ extern "C" __global__ void cujit_mix(float* p_out, bool* p_flag, const cj_i8* p_
       if (cj_kv >= cj_nvec) break;
       const cj::vec<cj_i8, 4, 4> a_x = cj::vload(reinterpret_cast<const cj::vec<cj_i8, 4, 4>*>(p_x) + cj_kv);
       cj::vec<float, 4, 16> a_out;
-      cj::vec<bool, 4, 4> a_flag;
+      cj::vec<cj_u8, 4, 4> a_flag;
 #pragma unroll
       for (int cj_j = 0; cj_j < 4; ++cj_j) {
         const cj_i8 v_x = a_x.v[cj_j];
@@ -66,7 +66,7 @@ extern "C" __global__ void cujit_mix(float* p_out, bool* p_flag, const cj_i8* p_
         a_flag.v[cj_j] = v_flag;
       }
       reinterpret_cast<cj::vec<float, 4, 16>*>(p_out)[cj_kv] = a_out;
-      cj::vstore(reinterpret_cast<cj::vec<bool, 4, 4>*>(p_flag) + cj_kv, a_flag);
+      cj::vstore(reinterpret_cast<cj::vec<cj_u8, 4, 4>*>(p_flag) + cj_kv, a_flag);
     }
   }
   for (cj_idx cj_k = cj_nvec * 4 + cj_first; cj_k < cj_count; cj_k += cj_step) {
