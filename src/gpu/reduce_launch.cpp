@@ -1,4 +1,3 @@
-#include <cstdlib>
 #include "gpu/reduce_launch.hpp"
 
 #include <fmt/format.h>
@@ -240,7 +239,7 @@ std::string slot_functions(const ReduceSpec& sp, int vec, int slots, bool index3
   s += wrapper;
   // Every slot's vector is loaded again before any is folded: folded as each
   // came, the loads went out one after another, a round trip each, at the end
-  // of every chunk (1.02-1.04x at 2^20-2^28 for 32-bit values, H200).
+  // of every chunk (up to 1.04x for 32-bit values, H200).
   s += fmt::format(
       "template <int N> static __device__ __forceinline__ void cj_vfinish(const cj_in in, long long cj_k0, cj_acc (&cj_a)[N]) {{\n"
       "  cj_raw cj_r[N];\n"
@@ -403,8 +402,8 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
       // arg_slot_). No sum's accuracy to keep: chunks of up to 256 vectors a
       // thread (64 steps of 4, 128 of 2), fewer ends of chunks. Two slots for values
       // of 4 bytes or less, four for 8: with four, 32-bit argmax took
-      // 1.04-1.27x longer at 2^22-2^26; with two, float64's 2.9-10 % more
-      // at 2^24-2^26 (H200, bench/results/reductions_h200/argmax_vfinish/).
+      // 1.04-1.27x longer at 2^22-2^26; with two, float64 took up to 10 %
+      // longer at 2^26 (H200, bench/results/reductions_h200/argmax_vfinish/).
       p.slots = 1;
       p.unroll = dtype_size(spec.value) <= 4 ? 2 : 4;
       step = static_cast<long long>(kThreads) * p.vec * p.unroll;
