@@ -238,7 +238,7 @@ PrecompileReport ElementwiseKernel::precompile(const std::map<std::string, DType
     for (const std::string& l : layouts) {
       KernelLayout layout = layout_for(g, host_value, l, false, 2);
       if (seen.insert(layout.key_string() + "@" + std::to_string(arch)).second)
-        jobs.push_back(PrecompileJob{&g, layout, arch, name() + binding_text(types), ""});
+        jobs.push_back(PrecompileJob{&g, layout, arch, name() + binding_text(types), "", {}, {}, {}, {}});
     }
   return run_precompile(jobs, options);
 }
@@ -449,7 +449,7 @@ PrecompileReport precompile_parsed(const Manifest& m, const PrecompileOptions& o
             }
             for (int arch : archs) {
               std::string id = g.recipe(layout, arch);
-              if (seen.insert(id).second) run.jobs.push_back(PrecompileJob{&g, layout, arch, label, k.pos.text() + ": "});
+              if (seen.insert(id).second) run.jobs.push_back(PrecompileJob{&g, layout, arch, label, k.pos.text() + ": ", {}, {}, {}, {}});
             }
           }
         }
