@@ -331,8 +331,9 @@ std::string ReducePlan::source_key() const {
                            : fmt::format("group t{} v{}x{} g{}", threads, vec, unroll, group)) +
              (index32 ? " i32" : "");
     case Variant::Rows:
-      return fmt::format("rows t{} v{}x{}{}{}{}", threads, vec, unroll, slots == 1 ? " slots" : "", index32 ? " i32" : "",
-                         loads_first ? "" : " fold-as-loaded");
+      return fmt::format("rows t{} v{}x{}{}{}{}{}", threads, vec, unroll,
+                         acc_rows > 0 && acc_rows < unroll ? fmt::format(" a{}", acc_rows) : "",
+                         slots == 1 ? " slots" : "", index32 ? " i32" : "", loads_first ? "" : " fold-as-loaded");
     case Variant::Cols: return fmt::format("cols t{}x{} v{}x{}{}{}", tx, ty, vec, unroll, flat ? " flat" : "", index32 ? " i32" : "");
   }
   return "?";
@@ -397,6 +398,8 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
     }
     p.variant = ReducePlan::Variant::Rows;
     long long step = static_cast<long long>(kThreads) * p.vec * p.unroll, max_steps = kMaxSteps;
+    double bytes = 0;
+    for (const ReduceInput& in : spec.inputs) bytes += static_cast<double>(dtype_size(in.dtype)) * rows * len;
     if (spec.op == ReduceOp::ArgMin || spec.op == ReduceOp::ArgMax) {
       // One (value, vector) slot per unrolled vector (reduce.cuh's
       // arg_slot_). No sum's accuracy to keep: chunks of up to 256 vectors a
@@ -404,8 +407,13 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
       // of 4 bytes or less, four for 8: with four, 32-bit argmax took
       // 1.04-1.27x longer at 2^22-2^26; with two, float64 took up to 10 %
       // longer at 2^26 (H200, bench/results/reductions_h200/argmax_vfinish/).
+      // Past 16 MiB read, 4-byte or smaller values load twice as many vectors
+      // a step, the slots taking them in turn (still in index order): 1.01-1.03x
+      // at 2^24-2^30, 0.95-0.97x at 2^22; 0.87-0.97x for float64 (H200,
+      // call 3 of bench/results/gpu_check_2026-11-29/).
       p.slots = 1;
-      p.unroll = dtype_size(spec.value) <= 4 ? 2 : 4;
+      p.acc_rows = p.unroll = dtype_size(spec.value) <= 4 ? 2 : 4;
+      if (dtype_size(spec.value) <= 4 && bytes > 16.0 * (1 << 20)) p.unroll = 2 * p.acc_rows;
       step = static_cast<long long>(kThreads) * p.vec * p.unroll;
       max_steps = 16 * kMaxSteps / p.unroll;
     }
@@ -414,8 +422,6 @@ ReducePlan reduce_plan(const ReduceSpec& spec, const ReduceShape& shape) {
     // that the last block folds (float64 max of 2^20: 7.4 us, not 8.4; float32
     // argmax: 7.6, not 8.8). From 64 MiB, 256 chunks left the GPU underfed
     // (mostly 0.68-0.99x; H200, calls 3 and 6 of bench/results/reductions_h200/argmax_vfinish/).
-    double bytes = 0;
-    for (const ReduceInput& in : spec.inputs) bytes += static_cast<double>(dtype_size(in.dtype)) * rows * len;
     const long long row_items = bytes <= 32.0 * (1 << 20) ? kRowItems / 2 : kRowItems;
     const long long most = std::max(1LL, cdiv(len, step));
     long long splits = std::max(cdiv(len, step * max_steps), std::min(cdiv(row_items, std::max(1LL, rows)), most));
@@ -497,6 +503,7 @@ std::string ReduceKernels::source(const ReduceSpec& spec, const ReducePlan& plan
   vars["VEC"] = std::to_string(plan.vec);
   vars["UNROLL"] = std::to_string(plan.unroll);
   vars["LOADG"] = std::to_string(plan.loads_first ? plan.unroll : 1);
+  vars["ACC_ROWS"] = std::to_string(plan.acc_rows > 0 ? plan.acc_rows : plan.unroll);
   const char* file = "kernel_reduce_rows.cu";
   if (plan.variant == ReducePlan::Variant::Group) {
     file = "kernel_reduce_group.cu";

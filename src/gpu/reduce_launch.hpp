@@ -78,6 +78,7 @@ struct ReducePlan {
   int slots = 0;         // Rows: accumulators per vector: 0 for one per lane, 1 for argmin/argmax (a vector's best, found again at the end)
   bool index32 = false;  // argmin/argmax: the index in 32 bits (the reduced axis is shorter than 2^31 - 1)
   bool loads_first = true;  // Rows: a step's U loads before its first fold (not for chunks of few steps)
+  int acc_rows = 0;      // Rows: accumulator rows that a step's `unroll` vectors go round (0: unroll)
   int tx = 1, ty = 1;    // Cols: block shape
   bool flat = false;     // Cols: an axis of length 1 (one element per output: a copy through the map)
   long long chunk = 0;   // Rows: elements of a row per block; Cols: k per split

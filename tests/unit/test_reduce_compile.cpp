@@ -65,7 +65,10 @@ TEST_CASE("reduction plans: variants by shape", "[reduce]") {
   CHECK(reduce_plan(amax, {1, 1 << 23, 1}).key() == "rows t256 v4 slots c32768x256 items256");
   CHECK(reduce_plan(amax, {1, 1 << 24, 1}).key() == "rows t256 v4 slots c32768x512 items512");
   CHECK(reduce_plan(amax, {1, 1 << 28, 1}).key() == "rows t256 v4 slots c262144x1024 items1024");
-  CHECK(reduce_plan(amax, {1, 1LL << 31, 1}).source_key() == "rows t256 v4x2 slots");
+  // Past 16 MiB read, a step loads 4 vectors into the 2 slots in turn.
+  CHECK(reduce_plan(amax, {1, 1 << 22, 1}).source_key() == "rows t256 v4x2 slots i32");
+  CHECK(reduce_plan(amax, {1, 1 << 24, 1}).source_key() == "rows t256 v4x4 a2 slots i32");
+  CHECK(reduce_plan(amax, {1, 1LL << 31, 1}).source_key() == "rows t256 v4x4 a2 slots");
   const ReduceSpec amax64 = spec_of(ReduceOp::ArgMax, DType::Float64, DType::Float64, DType::Int64);
   CHECK(reduce_plan(amax64, {1, 1 << 20, 1}).key() == "rows t256 v2 slots c4096x256 items256");
   CHECK(reduce_plan(amax64, {1, 1 << 28, 1}).key() == "rows t256 v2 slots c131072x2048 items2048");
@@ -149,6 +152,11 @@ TEST_CASE("reduction kernels compile in every variant", "[reduce][nvrtc]") {
     const ReducePlan p = reduce_plan(dot16, sh);
     compiles(ReduceKernels::source(dot16, p, true), "sum(x*y) f16 " + p.key());
   }
+  // argmax with more vectors a step than slots (reduce_plan: past 16 MiB).
+  const ReduceSpec amax = spec_of(ReduceOp::ArgMax, DType::Float32, DType::Float32, DType::Int64);
+  const ReducePlan pa = reduce_plan(amax, {1, 1 << 26, 1});
+  CHECK(pa.source_key() == "rows t256 v4x4 a2 slots i32");
+  compiles(ReduceKernels::source(amax, pa, true), "argmax f32 " + pa.key());
   RowNormSpec rn;
   rn.inputs = {{"x", DType::Float32}};
   compiles(ReduceKernels::source(rn, 4, 4, true), "rownorm f32");
