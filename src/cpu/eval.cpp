@@ -7,8 +7,9 @@
 //
 // Memory: inputs + outputs + per thread a bounded scratch (one chunk per live
 // register, at most 16 bytes an element). Contiguous inputs and outputs are
-// read and written in place; broadcast or strided inputs are gathered a chunk
-// at a time into scratch.
+// read and written in place, and so is a row broadcast over rows where a
+// chunk lies within one row (else a thread's tile of it); other broadcast or
+// strided inputs are gathered a chunk at a time into scratch.
 #include "cpu/eval.hpp"
 #include "plan/shapes.hpp"
 
@@ -278,11 +279,12 @@ template <class A, class B> Loop mixed_compare_for(Op op) {
 // ---- the plan: instructions over registers ----
 
 struct Reg {
-  enum Kind { Scratch, Const, In, Out } kind = Scratch;
+  enum Kind { Scratch, Const, In, Out, Periodic } kind = Scratch;
   DType t = DType::Bool;
   unsigned char* base = nullptr;  // In, Out: the array; a chunk starts at base + start * itemsize
   std::int64_t item = 0;
-  int buf = -1;                   // Scratch, Const: the per-thread buffer
+  int buf = -1;                   // Scratch, Const, Periodic: the per-thread buffer
+  std::int64_t period = 0;        // Periodic: element k of the output reads element k % period of base
 };
 
 // A value the planner holds: its register, dtype, and whether it is the same
@@ -477,12 +479,23 @@ class Planner {
       if (all_zero) walk->ndim = 0;
     }
     Val r;
+    bool periodic = walk->ndim >= 2 && walk->stride[walk->ndim - 1] == static_cast<std::int64_t>(item);
+    for (int d = 0; periodic && d < walk->ndim - 1; ++d) periodic = walk->stride[d] == 0;
     if (walk->ndim == 0) {
       const std::uint8_t truth = v.dtype == DType::Bool && *static_cast<const std::uint8_t*>(v.data) != 0;
       r = fill(v.dtype, v.dtype == DType::Bool ? &truth : v.data);
     } else if (walk->ndim == 1 && walk->stride[0] == static_cast<std::int64_t>(item)) {
       int reg = new_reg(v.dtype, Reg::In);
       plan_.regs[static_cast<std::size_t>(reg)].base = const_cast<unsigned char*>(walk->base);
+      r = Val{reg, v.dtype, false};
+    } else if (periodic) {
+      // A contiguous row broadcast over the outer dims (m*r with r a row):
+      // read in place where a chunk lies within one row, else from a tile of
+      // the rows a thread keeps while its chunks start where the tile does
+      // (Frame::run). Gathered per chunk, it cost m*r + 1 a sixth of its time.
+      int reg = new_reg(v.dtype, Reg::Periodic);
+      plan_.regs[static_cast<std::size_t>(reg)].base = const_cast<unsigned char*>(walk->base);
+      plan_.regs[static_cast<std::size_t>(reg)].period = walk->ext[walk->ndim - 1];
       r = Val{reg, v.dtype, false};
     } else {
       plan_.walks.push_back(std::make_unique<Walk>(w));
@@ -611,6 +624,7 @@ class Planner {
     for (const Reg& g : plan_.regs)
       if (g.kind != Reg::Const) widest = std::max(widest, g.item);
     plan_.chunk = std::max<std::int64_t>(1, std::min(plan_.chunk, kChunkBytes / widest));
+    fit_chunk_to_period();
     std::vector<std::size_t> last(plan_.regs.size(), 0);
     std::vector<Instr> body;
     for (Instr& in : instrs_) {
@@ -633,7 +647,7 @@ class Planner {
         if (a >= 0) last[static_cast<std::size_t>(a)] = j;
     for (std::size_t r = 0; r < plan_.regs.size(); ++r) {
       Reg& g = plan_.regs[r];
-      if (g.kind == Reg::Const) {
+      if (g.kind == Reg::Const || g.kind == Reg::Periodic) {
         g.buf = static_cast<int>(plan_.buf_bytes.size());
         plan_.buf_bytes.push_back(dtype_size(g.t) * static_cast<std::size_t>(plan_.chunk));
       }
@@ -666,6 +680,26 @@ class Planner {
     for (std::size_t b = 0; b < plan_.buf_bytes.size(); ++b) {
       plan_.buf_offset[b] = plan_.scratch_bytes;
       plan_.scratch_bytes += (plan_.buf_bytes[b] + 63) / 64 * 64;
+    }
+  }
+
+  // Chunks that start where a periodic input's row does (a whole number of
+  // rows, or a divisor of the row of at least half a chunk), so that every
+  // chunk of a call reads that input in place or from an unchanged tile.
+  void fit_chunk_to_period() {
+    for (const Reg& g : plan_.regs) {
+      if (g.kind != Reg::Periodic) continue;
+      const std::int64_t c = plan_.chunk, n = g.period;
+      if (n <= c) {
+        plan_.chunk = c / n * n;
+      } else {
+        for (std::int64_t d = c; d >= (c + 1) / 2; --d)
+          if (n % d == 0) {
+            plan_.chunk = d;
+            break;
+          }
+      }
+      return;  // the first one; another of a different row length is tiled as needed
     }
   }
 
@@ -724,6 +758,7 @@ struct FreeDeleter {
 
 struct Frame {
   std::vector<void*> reg;
+  std::vector<std::int64_t> tile_at;  // Periodic registers: the element their tile starts at (-1: none)
   Scratch* held = nullptr;                              // the block is this thread's kept one
   std::unique_ptr<unsigned char, FreeDeleter> own;      // or one of its own
   bool ready = false;
@@ -747,8 +782,10 @@ struct Frame {
       own.reset(block);
     }
     reg.assign(plan.regs.size(), nullptr);
+    tile_at.assign(plan.regs.size(), -1);
+    tile.assign(plan.regs.size(), nullptr);
     for (std::size_t r = 0; r < plan.regs.size(); ++r)
-      if (plan.regs[r].buf >= 0) reg[r] = block + plan.buf_offset[static_cast<std::size_t>(plan.regs[r].buf)];
+      if (plan.regs[r].buf >= 0) reg[r] = tile[r] = block + plan.buf_offset[static_cast<std::size_t>(plan.regs[r].buf)];
     Chunk c{reg.data(), static_cast<std::size_t>(plan.setup_n), 0};
     for (const Instr& in : plan.setup) in.loop(in, c);
     ready = true;
@@ -761,9 +798,33 @@ struct Frame {
       const Reg& g = plan.regs[r];
       if (g.kind == Reg::In || (g.kind == Reg::Out && !out)) reg[r] = g.base + start * g.item;
       else if (g.kind == Reg::Out) reg[r] = out;
+      else if (g.kind == Reg::Periodic) reg[r] = periodic(plan, r, start, n);
     }
     Chunk c{reg.data(), n, start};
     for (const Instr& in : plan.body) in.loop(in, c);
+  }
+
+ private:
+  std::vector<unsigned char*> tile;  // per register: its buffer (Const, Scratch, Periodic)
+
+  // Where periodic register r's elements [start, start + n) are: in place
+  // within one row, else the thread's tile of plan.chunk elements from the
+  // same phase, copied row piece by row piece when the phase changes.
+  void* periodic(const Plan& plan, std::size_t r, std::int64_t start, std::size_t n) {
+    const Reg& g = plan.regs[r];
+    const std::int64_t phase = start % g.period;
+    if (phase + static_cast<std::int64_t>(n) <= g.period) return g.base + phase * g.item;
+    if (tile_at[r] != phase) {
+      unsigned char* dst = tile[r];
+      for (std::int64_t k = 0, at = phase; k < plan.chunk;) {
+        const std::int64_t run = std::min(plan.chunk - k, g.period - at);
+        std::memcpy(dst + k * g.item, g.base + at * g.item, static_cast<std::size_t>(run * g.item));
+        k += run;
+        at = 0;
+      }
+      tile_at[r] = phase;
+    }
+    return tile[r];
   }
 };
 

@@ -1,6 +1,7 @@
 // The CPU evaluator on hand-checked programs: broadcasting, locals, i and n,
 // raw indexing, weak scalars. (tests/unit/test_reference.cpp holds it to NumPy
 // on every operator and function.)
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +25,14 @@ Input in(const char* name, const HostArray& a, bool weak = false, bool raw = fal
 }
 template <class T> std::vector<T> values(const HostArray& a) {
   return std::vector<T>(a.as<T>(), a.as<T>() + a.size());
+}
+// The first element where a differs from want (-1: none); for arrays too long
+// for Catch2 to print.
+template <class T> std::int64_t first_diff(const HostArray& a, const std::vector<T>& want) {
+  if (a.size() != static_cast<std::int64_t>(want.size())) return -2;
+  for (std::size_t k = 0; k < want.size(); ++k)
+    if (!(a.as<T>()[k] == want[k])) return static_cast<std::int64_t>(k);
+  return -1;
 }
 }  // namespace
 
@@ -190,4 +199,65 @@ TEST_CASE("evaluator: a bool input's nonzero bytes are True, in arithmetic, comp
   every2.strides = Shape{2};
   const auto g = evaluate_cpu("out = c * 3", {Input{"c", every2, false, false}});
   for (std::size_t k = 0; k < n / 2; ++k) CHECK(g[0].array.as<std::int64_t>()[k] == (bytes[2 * k] != 0 ? 3 : 0));
+}
+
+// A contiguous row broadcast over outer dims is read in place or from a tile
+// a thread keeps (cpu/eval.cpp, Reg::Periodic): rows shorter than a chunk,
+// rows a chunk divides, rows of a prime length whose chunks straddle rows,
+// a row of rows (a 2-D input under a 3-D output), bool bytes, a strided
+// output shape with the row broadcast in a middle dim (gathered), and the
+// fused reduction, which runs blocks from any element (BlockEvaluator).
+TEST_CASE("evaluator: a row broadcast over rows, every row length against a chunk") {
+  std::uint64_t seed = 12345;
+  auto next = [&] { return (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL) >> 40; };
+  // (2049 x 2048: chunk 2047 of 2048 int32 ends one element past a row.)
+  const std::int64_t shapes[][2] = {{1, 40000}, {3, 13333}, {1000, 40}, {2048, 19}, {4096, 9},
+                                    {4099, 9},  {6000, 6},  {10007, 3}, {2049, 2048}};
+  for (const auto& sh : shapes) {
+    const std::int64_t cols = sh[0], rows = sh[1];
+    std::vector<std::int32_t> mv(static_cast<std::size_t>(rows * cols)), rv(static_cast<std::size_t>(cols));
+    for (auto& v : mv) v = static_cast<std::int32_t>(next() % 2001) - 1000;
+    for (auto& v : rv) v = static_cast<std::int32_t>(next() % 201) - 100;
+    auto m = make<std::int32_t>(DType::Int32, {rows, cols}, mv);
+    auto r = make<std::int32_t>(DType::Int32, {cols}, rv);
+    auto out = evaluate_cpu("out = m*r + 1; s = sum(m*r - i)", {in("m", m), in("r", r)});
+    REQUIRE(out.size() == 2);
+    std::vector<std::int32_t> want(mv.size());
+    std::int64_t sum = 0;
+    for (std::size_t k = 0; k < mv.size(); ++k) {
+      const std::int32_t p = mv[k] * rv[k % static_cast<std::size_t>(cols)];
+      want[k] = p + 1;
+      sum += p - static_cast<std::int64_t>(k);
+    }
+    INFO("rows " << rows << ", cols " << cols);
+    CHECK(first_diff(out[0].array, want) == -1);
+    CHECK(values<std::int64_t>(out[1].array) == std::vector<std::int64_t>{sum});
+  }
+  // (2, 3, 2048) with a (3, 2048) input: one row of 6144 elements; with a
+  // (3, 1, 2048)-shaped output the (2048,) row sits under a broadcast middle dim.
+  std::vector<double> av(2 * 3 * 2048), bv(3 * 2048);
+  for (auto& v : av) v = static_cast<double>(next() % 1000) / 8;
+  for (auto& v : bv) v = static_cast<double>(next() % 1000) / 16;
+  auto a = make<double>(DType::Float64, {2, 3, 2048}, av);
+  auto b = make<double>(DType::Float64, {3, 2048}, bv);
+  auto o = evaluate_cpu("out = a - b", {in("a", a), in("b", b)});
+  std::vector<double> want(av.size());
+  for (std::size_t k = 0; k < av.size(); ++k) want[k] = av[k] - bv[k % bv.size()];
+  CHECK(first_diff(o[0].array, want) == -1);
+  auto c = make<double>(DType::Float64, {3, 1, 2048}, std::vector<double>(bv.begin(), bv.end()));
+  auto row = make<double>(DType::Float64, {5, 2048}, std::vector<double>(av.begin(), av.begin() + 5 * 2048));
+  auto o3 = evaluate_cpu("out = c + row", {in("c", c), in("row", row)});
+  REQUIRE(o3[0].array.shape() == Shape{3, 5, 2048});
+  std::vector<double> want3(3 * 5 * 2048);
+  for (std::size_t k = 0; k < want3.size(); ++k) want3[k] = bv[k / (5 * 2048) * 2048 + k % 2048] + av[k % (5 * 2048)];
+  CHECK(first_diff(o3[0].array, want3) == -1);
+  // A bool row of bytes 0, 1 and 2-255: NumPy's True for every nonzero byte.
+  std::vector<std::uint8_t> tv(4099);
+  for (auto& v : tv) v = static_cast<std::uint8_t>(next() % 4 == 0 ? 0 : next() % 255 + 1);
+  auto t = make<std::uint8_t>(DType::Bool, {4099}, tv);
+  auto z = make<std::int16_t>(DType::Int16, {7, 4099}, std::vector<std::int16_t>(7 * 4099, 3));
+  auto ob = evaluate_cpu("out = z + t", {in("z", z), in("t", t)});
+  std::vector<std::int16_t> wantb(7 * 4099);
+  for (std::size_t k = 0; k < wantb.size(); ++k) wantb[k] = static_cast<std::int16_t>(3 + (tv[k % 4099] != 0));
+  CHECK(first_diff(ob[0].array, wantb) == -1);
 }
