@@ -758,7 +758,6 @@ struct FreeDeleter {
 
 struct Frame {
   std::vector<void*> reg;
-  std::vector<std::int64_t> tile_at;  // Periodic registers: the element their tile starts at (-1: none)
   Scratch* held = nullptr;                              // the block is this thread's kept one
   std::unique_ptr<unsigned char, FreeDeleter> own;      // or one of its own
   bool ready = false;
@@ -783,9 +782,9 @@ struct Frame {
     }
     reg.assign(plan.regs.size(), nullptr);
     tile_at.assign(plan.regs.size(), -1);
-    tile.assign(plan.regs.size(), nullptr);
+    block_ = block;
     for (std::size_t r = 0; r < plan.regs.size(); ++r)
-      if (plan.regs[r].buf >= 0) reg[r] = tile[r] = block + plan.buf_offset[static_cast<std::size_t>(plan.regs[r].buf)];
+      if (plan.regs[r].buf >= 0) reg[r] = block + plan.buf_offset[static_cast<std::size_t>(plan.regs[r].buf)];
     Chunk c{reg.data(), static_cast<std::size_t>(plan.setup_n), 0};
     for (const Instr& in : plan.setup) in.loop(in, c);
     ready = true;
@@ -805,7 +804,8 @@ struct Frame {
   }
 
  private:
-  std::vector<unsigned char*> tile;  // per register: its buffer (Const, Scratch, Periodic)
+  unsigned char* block_ = nullptr;     // the scratch block the registers' buffers are in
+  std::vector<std::int64_t> tile_at;  // per Periodic register: the element its tile starts at (-1: none)
 
   // Where periodic register r's elements [start, start + n) are: in place
   // within one row, else the thread's tile of plan.chunk elements from the
@@ -814,17 +814,17 @@ struct Frame {
     const Reg& g = plan.regs[r];
     const std::int64_t phase = start % g.period;
     if (phase + static_cast<std::int64_t>(n) <= g.period) return g.base + phase * g.item;
+    unsigned char* tile = block_ + plan.buf_offset[static_cast<std::size_t>(g.buf)];
     if (tile_at[r] != phase) {
-      unsigned char* dst = tile[r];
       for (std::int64_t k = 0, at = phase; k < plan.chunk;) {
         const std::int64_t run = std::min(plan.chunk - k, g.period - at);
-        std::memcpy(dst + k * g.item, g.base + at * g.item, static_cast<std::size_t>(run * g.item));
+        std::memcpy(tile + k * g.item, g.base + at * g.item, static_cast<std::size_t>(run * g.item));
         k += run;
         at = 0;
       }
       tile_at[r] = phase;
     }
-    return tile[r];
+    return tile;
   }
 };
 
